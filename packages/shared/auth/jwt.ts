@@ -1,0 +1,55 @@
+/**
+ * HS256 JWTs signed with the project secret, as GoTrue issues them and PostgREST, Storage and the
+ * edge runtime verify them.
+ */
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+
+export type JwtClaims = Record<string, unknown> & {
+  sub?: string;
+  role?: string;
+  exp?: number;
+  iat?: number;
+  aud?: string | string[];
+  email?: string;
+};
+
+function key(secret: string): Uint8Array {
+  return new TextEncoder().encode(secret);
+}
+
+export async function signJwt(claims: JwtClaims, secret: string): Promise<string> {
+  return await new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(key(secret));
+}
+
+export type JwtFailure = "malformed" | "signature" | "expired" | "claims";
+
+export class JwtError extends Error {
+  constructor(readonly kind: JwtFailure, message: string) {
+    super(message);
+    this.name = "JwtError";
+  }
+}
+
+/** Verifies signature and expiry; throws JwtError saying which of the two failed (or the shape). */
+export async function verifyJwt(token: string, secret: string): Promise<JwtClaims> {
+  const parts = token.split(".");
+  if (parts.length !== 3) throw new JwtError("malformed", `Expected 3 parts in JWT; got ${parts.length}`);
+  try {
+    const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"] });
+    return payload as JwtClaims;
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw new JwtError("expired", "JWT expired");
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed) {
+      throw new JwtError("signature", "JWT cryptographic operation failed");
+    }
+    if (err instanceof joseErrors.JWTClaimValidationFailed) throw new JwtError("claims", err.message);
+    throw new JwtError("malformed", err instanceof Error ? err.message : "invalid JWT");
+  }
+}
+
+/** The token from an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}

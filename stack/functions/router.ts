@@ -1,0 +1,120 @@
+/**
+ * /functions/v1: the edge runtime's main service. `/functions/v1/<name>/...` runs
+ * supabase/functions/<name>/app.ts (the Hono app that index.ts serves in production) with the
+ * request path `/<name>/...`, as Kong strips `/functions/v1` before the runtime sees it.
+ * verify_jwt comes from supabase/config.toml (default true); OPTIONS is never blocked.
+ * Responses and errors follow supabase/cli's serve main.ts.
+ */
+import { parse as parseToml } from "smol-toml";
+import { bearerToken, JwtError, verifyJwt } from "@shared/auth/jwt.ts";
+import { rebuildRequest } from "../gateway.ts";
+
+const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+export interface FunctionConfig {
+  enabled: boolean;
+  verifyJwt: boolean;
+}
+
+/** `[functions.<name>]` blocks of supabase/config.toml; undeclared functions get the defaults. */
+export async function readFunctionConfigs(rootDir: string): Promise<Map<string, FunctionConfig>> {
+  const out = new Map<string, FunctionConfig>();
+  let text: string;
+  try {
+    text = await Deno.readTextFile(`${rootDir}/supabase/config.toml`);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return out;
+    throw err;
+  }
+  const toml = parseToml(text) as { functions?: Record<string, Record<string, unknown>> };
+  for (const [name, block] of Object.entries(toml.functions ?? {})) {
+    out.set(name, {
+      enabled: block.enabled !== false,
+      verifyJwt: block.verify_jwt !== false,
+    });
+  }
+  return out;
+}
+
+type FetchApp = { fetch: (req: Request) => Response | Promise<Response> };
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+export interface RouterOptions {
+  rootDir: string;
+  jwtSecret: string;
+}
+
+export async function createFunctionsRouter(opts: RouterOptions) {
+  const configs = await readFunctionConfigs(opts.rootDir);
+  const loaded = new Map<string, Promise<FetchApp>>();
+  const functionsDir = `${opts.rootDir}/supabase/functions`;
+
+  const exists = async (name: string) => {
+    try {
+      return (await Deno.stat(`${functionsDir}/${name}/app.ts`)).isFile;
+    } catch {
+      return false;
+    }
+  };
+
+  const load = (name: string): Promise<FetchApp> => {
+    let p = loaded.get(name);
+    if (!p) {
+      p = import(`file://${functionsDir}/${name}/app.ts`).then((mod) => {
+        const app = mod.default as FetchApp | undefined;
+        if (!app || typeof app.fetch !== "function") {
+          throw new Error(`supabase/functions/${name}/app.ts must export default an app with fetch()`);
+        }
+        return app;
+      });
+      loaded.set(name, p);
+      p.catch(() => loaded.delete(name));
+    }
+    return p;
+  };
+
+  /** `req` has the gateway path; `rest` is the part after /functions/v1. */
+  return async function handle(req: Request, rest: string): Promise<Response> {
+    const name = rest.split("/")[1] ?? "";
+    const config = configs.get(name) ?? { enabled: true, verifyJwt: true };
+    if (!NAME_RE.test(name) || !config.enabled || !(await exists(name))) {
+      return json(404, { code: "NOT_FOUND", message: "Requested function was not found" });
+    }
+    if (config.verifyJwt && req.method !== "OPTIONS") {
+      const header = req.headers.get("authorization");
+      const token = bearerToken(header);
+      if (!token) return json(401, { msg: "Error: Missing authorization header" });
+      try {
+        await verifyJwt(token, opts.jwtSecret);
+      } catch (err) {
+        if (err instanceof JwtError) return json(401, { msg: "Invalid JWT" });
+        throw err;
+      }
+    }
+    let app: FetchApp;
+    try {
+      app = await load(name);
+    } catch (err) {
+      console.error(`functions: ${name} failed to boot`, err);
+      return json(503, { code: "BOOT_ERROR", message: "Worker failed to boot (please check logs)" });
+    }
+    const url = new URL(req.url);
+    url.pathname = rest;
+    const inner = rebuildRequest(req, url);
+    try {
+      const res = await app.fetch(inner);
+      if (!(res instanceof Response)) {
+        return json(500, { code: "WORKER_ERROR", message: "Function returned an invalid response" });
+      }
+      return res;
+    } catch (err) {
+      console.error(`functions: ${name} threw`, err);
+      return json(500, {
+        code: "Internal Server Error",
+        message: "Request failed due to an internal server error",
+      });
+    }
+  };
+}

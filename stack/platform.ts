@@ -1,0 +1,151 @@
+/**
+ * startPlatform(): the whole local platform in this process. The database (persisted under the
+ * data folder, or an in-memory copy of the migrated template), the gateway on :54321 with
+ * /auth/v1, /functions/v1 and whatever later parts mount (/rest/v1, /storage/v1 ...), and the
+ * environment edge functions read (SUPABASE_URL, keys, supabase/functions/.env).
+ */
+import { defaultConfig, type PlatformConfig } from "./config.ts";
+import { openDatabase, type PGlite } from "./db/database.ts";
+import { migrate, type MigrateResult } from "./db/migrate.ts";
+import { openFromTemplate } from "./db/template.ts";
+import { Gateway, stripPrefix } from "./gateway.ts";
+import { createAuthApp } from "./auth/app.ts";
+import { createFunctionsRouter } from "./functions/router.ts";
+import { PARTS } from "./parts.ts";
+
+export interface Platform {
+  config: PlatformConfig;
+  db: PGlite;
+  gateway: Gateway;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  migration: MigrateResult | null;
+  /** Other URLs parts add to the status block (AI backend, sandbox inbox ...). */
+  extraUrls: Record<string, string>;
+  /** Timings of the start, in milliseconds. */
+  timings: Record<string, number>;
+  stop(): Promise<void>;
+}
+
+/** A part of the platform that starts with it (REST, storage, cron worker, AI backend ...). */
+export interface PlatformPart {
+  name: string;
+  start(p: Platform): Promise<void | { stop(): Promise<void> }>;
+}
+
+/** Reads a dotenv file (KEY=value, # comments, optional quotes); missing file -> {}. */
+export async function readDotenv(path: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return {};
+    throw err;
+  }
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m || line.trim().startsWith("#")) continue;
+    let v = m[2];
+    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
+    out[m[1]] = v;
+  }
+  return out;
+}
+
+export interface StartOptions extends Partial<PlatformConfig> {
+  /** In-memory database copied from the migrated template (tests). Ignores dataDir. */
+  ephemeral?: boolean;
+  /** Wipe the data folder first. */
+  reset?: boolean;
+  /** Print nothing (tests). */
+  quiet?: boolean;
+}
+
+export async function startPlatform(opts: StartOptions = {}): Promise<Platform> {
+  const t0 = performance.now();
+  const timings: Record<string, number> = {};
+  const config = defaultConfig(opts);
+  if (opts.ephemeral) config.dataDir = null;
+
+  let db: PGlite;
+  let migration: MigrateResult | null = null;
+  if (config.dataDir === null) {
+    db = await openFromTemplate(config.rootDir);
+  } else {
+    const dbDir = `${config.dataDir}/db`;
+    if (opts.reset) {
+      await Deno.remove(config.dataDir, { recursive: true }).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
+    }
+    await Deno.mkdir(config.dataDir, { recursive: true });
+    db = await openDatabase({ dataDir: dbDir });
+    timings.database = performance.now() - t0;
+    migration = await migrate(db, config.rootDir);
+  }
+  timings.migrated = performance.now() - t0;
+
+  const gateway = new Gateway(config);
+  const stops: (() => Promise<void>)[] = [];
+  const abort = new AbortController();
+  const server = Deno.serve({
+    hostname: config.hostname,
+    port: config.apiPort,
+    signal: abort.signal,
+    onListen: () => {},
+  }, gateway.fetch);
+  const url = `http://${config.hostname}:${server.addr.port}`;
+
+  const fnEnv: Record<string, string> = {
+    ...(await readDotenv(`${config.rootDir}/supabase/functions/.env`)),
+    SUPABASE_URL: url,
+    SUPABASE_ANON_KEY: config.anonKey,
+    SUPABASE_SERVICE_ROLE_KEY: config.serviceRoleKey,
+    SUPABASE_PUBLISHABLE_KEYS: JSON.stringify({ default: config.publishableKey }),
+    SUPABASE_SECRET_KEYS: JSON.stringify({ default: config.secretKey }),
+    // Lets functions verify HS256 user JWTs without a round trip to /auth/v1/user. Hosted
+    // projects set it with `supabase secrets set JWT_SECRET=...` (SUPABASE_* names are reserved).
+    JWT_SECRET: config.jwtSecret,
+  };
+  for (const [k, v] of Object.entries(fnEnv)) Deno.env.set(k, v);
+
+  gateway.mount(
+    "/auth/v1",
+    stripPrefix(createAuthApp({
+      db,
+      jwtSecret: config.jwtSecret,
+      jwtExpirySeconds: config.jwtExpirySeconds,
+      issuer: `${url}/auth/v1`,
+      bcryptCost: config.bcryptCost,
+    })),
+  );
+  gateway.mount(
+    "/functions/v1",
+    await createFunctionsRouter({ rootDir: config.rootDir, jwtSecret: config.jwtSecret }),
+    { cors: false },
+  );
+
+  const platform: Platform = {
+    config,
+    db,
+    gateway,
+    url,
+    migration,
+    extraUrls: {},
+    timings,
+    async stop() {
+      for (const stop of stops.reverse()) await stop();
+      abort.abort();
+      await server.finished;
+      await db.close();
+    },
+  };
+  for (const part of PARTS) {
+    const started = await part.start(platform);
+    if (started) stops.push(() => started.stop());
+    timings[part.name] = performance.now() - t0;
+  }
+  timings.ready = performance.now() - t0;
+  return platform;
+}
