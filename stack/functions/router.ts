@@ -51,12 +51,19 @@ export async function createFunctionsRouter(opts: RouterOptions) {
   const loaded = new Map<string, Promise<FetchApp>>();
   const functionsDir = `${opts.rootDir}/supabase/functions`;
 
+  // A function folder found once stays found; missing names are looked up again, so a function
+  // added while the platform runs is served without a restart.
+  const present = new Set<string>();
   const exists = async (name: string) => {
+    if (present.has(name)) return true;
     try {
-      return (await Deno.stat(`${functionsDir}/${name}/app.ts`)).isFile;
-    } catch {
-      return false;
+      if (!(await Deno.stat(`${functionsDir}/${name}/app.ts`)).isFile) return false;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return false;
+      throw err;
     }
+    present.add(name);
+    return true;
   };
 
   const load = (name: string): Promise<FetchApp> => {

@@ -30,8 +30,29 @@ export class JwtError extends Error {
   }
 }
 
+/**
+ * Verified tokens, kept until they expire (PostgREST's jwt-cache-max-lifetime idea): the same
+ * JWT arrives on every request of a session, and HMAC verification is the largest fixed cost of
+ * a small request. Keyed by secret and token, bounded, and re-checked for expiry on every hit.
+ */
+const verified = new Map<string, JwtClaims>();
+const VERIFIED_MAX = 10_000;
+
 /** Verifies signature and expiry; throws JwtError saying which of the two failed (or the shape). */
 export async function verifyJwt(token: string, secret: string): Promise<JwtClaims> {
+  const cacheKey = `${secret}\n${token}`;
+  const hit = verified.get(cacheKey);
+  if (hit) {
+    if (typeof hit.exp !== "number" || hit.exp * 1000 > Date.now()) return hit;
+    verified.delete(cacheKey);
+  }
+  const claims = await verifyUncached(token, secret);
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(cacheKey, Object.freeze(claims));
+  return claims;
+}
+
+async function verifyUncached(token: string, secret: string): Promise<JwtClaims> {
   const parts = token.split(".");
   if (parts.length !== 3) throw new JwtError("malformed", `Expected 3 parts in JWT; got ${parts.length}`);
   try {
