@@ -62,5 +62,13 @@ for (let i = 0; i < runs; i++) {
 const show = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(2) + " s").join(", ");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`boot to first 200 from health-check (${runs} runs, one process each)`);
-console.log(`  fresh (new data folder: bootstrap + migrations + seed): ${show(fresh)}; median ${(median(fresh) / 1000).toFixed(2)} s (target < 10 s)`);
-console.log(`  warm  (existing data folder):                           ${show(warm)}; median ${(median(warm) / 1000).toFixed(2)} s (target < 3 s)`);
+console.log(
+  `  fresh (new data folder: bootstrap + migrations + seed): ${show(fresh)}; median ${
+    (median(fresh) / 1000).toFixed(2)
+  } s (target < 10 s)`,
+);
+console.log(
+  `  warm  (existing data folder):                           ${show(warm)}; median ${
+    (median(warm) / 1000).toFixed(2)
+  } s (target < 3 s)`,
+);

@@ -17,8 +17,10 @@ const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
 const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true });
-const baseline = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () =>
-  Response.json({ status: "healthy", timestamp: new Date().toISOString() }));
+const baseline = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+  () => Response.json({ status: "healthy", timestamp: new Date().toISOString() }),
+);
 
 const hit = (url: string, headers: Record<string, string> = {}) => async () => {
   const r = await fetch(url, { headers });
@@ -39,7 +41,11 @@ try {
   console.log(`health-check over loopback, concurrency ${concurrency}`);
   console.log(fmtLoad("baseline: bare Deno.serve, same JSON", base));
   console.log(fmtLoad("GET /functions/v1/health-check", fn));
-  console.log(`ratio p50 ${(fn.p50 / base.p50).toFixed(2)}x, throughput ${(base.rps / fn.rps).toFixed(2)}x slower than baseline`);
+  console.log(
+    `ratio p50 ${(fn.p50 / base.p50).toFixed(2)}x, throughput ${
+      (base.rps / fn.rps).toFixed(2)
+    }x slower than baseline`,
+  );
 } finally {
   await baseline.shutdown();
   await platform.stop();

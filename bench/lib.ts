@@ -56,6 +56,8 @@ export async function load(
 }
 
 export function fmtLoad(name: string, r: LoadResult): string {
-  return `${name.padEnd(44)} n=${r.requests} err=${r.errors} p50=${r.p50.toFixed(2)}ms p90=${r.p90.toFixed(2)}ms ` +
+  return `${name.padEnd(44)} n=${r.requests} err=${r.errors} p50=${r.p50.toFixed(2)}ms p90=${
+    r.p90.toFixed(2)
+  }ms ` +
     `p99=${r.p99.toFixed(2)}ms max=${r.max.toFixed(1)}ms ${r.rps.toFixed(0)} req/s`;
 }

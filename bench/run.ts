@@ -8,7 +8,9 @@
 const here = new URL(".", import.meta.url).pathname;
 const names: string[] = [];
 for await (const e of Deno.readDir(here)) {
-  if (e.isFile && e.name.endsWith(".ts") && !["run.ts", "lib.ts"].includes(e.name)) names.push(e.name.slice(0, -3));
+  if (e.isFile && e.name.endsWith(".ts") && !["run.ts", "lib.ts"].includes(e.name)) {
+    names.push(e.name.slice(0, -3));
+  }
 }
 names.sort();
 const wanted = Deno.args.length ? Deno.args : names;
