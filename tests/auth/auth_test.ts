@@ -1,7 +1,7 @@
 /** /auth/v1 through supabase-js (auth-js), as a frontend uses it, plus GoTrue's error shapes. */
 import assert from "node:assert/strict";
 import { createClient } from "@supabase/supabase-js";
-import { anonClient, createUser, platformTest, serviceClient, uniqueEmail } from "../helpers/platform.ts";
+import { anonClient, createUser, platformTest, uniqueEmail } from "../helpers/platform.ts";
 import { signJwt } from "@shared/auth/jwt.ts";
 
 const noSession = { auth: { persistSession: false, autoRefreshToken: false } };
