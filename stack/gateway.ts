@@ -26,7 +26,8 @@ export function mapAuthorization(headers: Headers, keys: GatewayKeys): string | 
 
 const CORS_ALLOW_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS";
 const CORS_EXPOSE =
-  "Content-Range,Content-Location,Location,Preference-Applied,X-Total-Count,Link,X-Supabase-Api-Version,x-sb-error-code";
+  "Content-Range,Content-Location,Location,Preference-Applied,X-Total-Count,Link,X-Supabase-Api-Version,x-sb-error-code," +
+  "ETag,Content-Disposition,Accept-Ranges,Content-Length";
 
 function withCors(res: Response, origin: string | null): Response {
   const headers = new Headers(res.headers);

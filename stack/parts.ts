@@ -4,5 +4,17 @@
  * stop(). Adding a part (REST, storage, cron, the AI backend, the provider sandbox) is one line.
  */
 import type { PlatformPart } from "./platform.ts";
+import { storagePart } from "./storage/part.ts";
+import { sandboxPart } from "./sandbox/part.ts";
+import { netPart } from "./net/worker.ts";
+import { cronPart } from "./cron/worker.ts";
 
-export const PARTS: PlatformPart[] = [];
+export const PARTS: PlatformPart[] = [
+  // First, so that parts started after it read the sandbox's provider base URLs and keys.
+  sandboxPart,
+  // net before cron, so that cron stops first (parts stop in reverse) and net still sends what
+  // a last job run queued.
+  netPart,
+  cronPart,
+  storagePart,
+];

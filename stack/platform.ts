@@ -12,6 +12,7 @@ import { Gateway, stripPrefix } from "./gateway.ts";
 import { createAuthApp } from "./auth/app.ts";
 import { createFunctionsRouter } from "./functions/router.ts";
 import { PARTS } from "./parts.ts";
+import type { Sandbox } from "./sandbox/sandbox.ts";
 
 export interface Platform {
   config: PlatformConfig;
@@ -20,10 +21,18 @@ export interface Platform {
   /** http://127.0.0.1:<port> */
   url: string;
   migration: MigrateResult | null;
+  /**
+   * The environment every edge function (and the AI backend) sees: SUPABASE_URL and the keys,
+   * supabase/functions/.env, and what parts add (provider base URLs, AI_BACKEND_URL). Scoped to
+   * each call with runWithEnv, never written to the process environment.
+   */
+  env: Record<string, string>;
   /** Other URLs parts add to the status block (AI backend, sandbox inbox ...). */
   extraUrls: Record<string, string>;
   /** Timings of the start, in milliseconds. */
   timings: Record<string, number>;
+  /** The provider sandbox (stand-ins tests script and read), once its part has started. */
+  sandbox?: Sandbox;
   stop(): Promise<void>;
 }
 
@@ -108,7 +117,6 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     // projects set it with `supabase secrets set JWT_SECRET=...` (SUPABASE_* names are reserved).
     JWT_SECRET: config.jwtSecret,
   };
-  for (const [k, v] of Object.entries(fnEnv)) Deno.env.set(k, v);
 
   gateway.mount(
     "/auth/v1",
@@ -122,7 +130,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   );
   gateway.mount(
     "/functions/v1",
-    await createFunctionsRouter({ rootDir: config.rootDir, jwtSecret: config.jwtSecret }),
+    await createFunctionsRouter({ rootDir: config.rootDir, jwtSecret: config.jwtSecret, env: fnEnv }),
     { cors: false },
   );
 
@@ -132,6 +140,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     gateway,
     url,
     migration,
+    env: fnEnv,
     extraUrls: {},
     timings,
     async stop() {

@@ -1,7 +1,18 @@
 /**
- * Typed access to the environment. Secrets come only from here (Deno.env: supabase secrets in
- * production, supabase/functions/.env and the platform's own variables locally).
+ * Typed access to the environment. Secrets come only from here: in production Deno.env (Supabase
+ * secrets); on the local platform the function environment the router scopes to each call
+ * (runWithEnv), as the edge runtime gives every worker its own env. Scoping matters because one
+ * process may run several platforms (parallel test modules) whose SUPABASE_URL differ.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+const scoped = new AsyncLocalStorage<Readonly<Record<string, string>>>();
+
+/** Runs `fn` with `vars` as the environment env() reads first. */
+export function runWithEnv<T>(vars: Readonly<Record<string, string>>, fn: () => T): T {
+  return scoped.run(vars, fn);
+}
+
 export class MissingEnvError extends Error {
   constructor(readonly variable: string) {
     super(`${variable} is not configured`);
@@ -10,7 +21,8 @@ export class MissingEnvError extends Error {
 }
 
 export function env(name: string): string | undefined {
-  const v = Deno.env.get(name);
+  const vars = scoped.getStore();
+  const v = vars && Object.hasOwn(vars, name) ? vars[name] : Deno.env.get(name);
   return v === undefined || v === "" ? undefined : v;
 }
 

@@ -46,6 +46,38 @@ export interface RequestContext {
   /** Schema the request targets (first on the search_path). */
   schema?: string;
   readOnly?: boolean;
+  /** Exposed as `request.cookies` (JSON), as PostgREST does. */
+  cookies?: Record<string, string>;
+  /** Further transaction-local settings, e.g. `timezone` from `Prefer: timezone=`. */
+  settings?: Record<string, string>;
+}
+
+/**
+ * The one `select set_config(...)` statement that puts a request's context in place, in
+ * PostgREST's order (PreQuery.hs): search_path, role, request.jwt.claims, request.method,
+ * request.path, request.headers, request.cookies, then any further settings. All
+ * transaction-local. Exported so that callers that pipeline their statements (the REST layer)
+ * set exactly the same context as withRequestContext.
+ */
+export function requestContextQuery(ctx: RequestContext): { sql: string; params: string[] } {
+  const schema = ctx.schema ?? "public";
+  const searchPath = schema === "public" ? "public, extensions" : `"${schema.replaceAll('"', '""')}", public, extensions`;
+  const settings: [string, string][] = [
+    ["search_path", searchPath],
+    ["role", ctx.role],
+    ["request.jwt.claims", JSON.stringify({ ...ctx.claims, role: ctx.role })],
+    ["request.method", ctx.method ?? ""],
+    ["request.path", ctx.path ?? ""],
+    ["request.headers", JSON.stringify(ctx.headers ?? {})],
+    ...(ctx.cookies ? [["request.cookies", JSON.stringify(ctx.cookies)] as [string, string]] : []),
+    ...Object.entries(ctx.settings ?? {}),
+  ];
+  const params: string[] = [];
+  const calls = settings.map(([name, value]) => {
+    params.push(name, value);
+    return `set_config($${params.length - 1}, $${params.length}, true)`;
+  });
+  return { sql: `select ${calls.join(", ")}`, params };
 }
 
 /**
@@ -60,23 +92,8 @@ export function withRequestContext<T>(
 ): Promise<T> {
   return db.transaction(async (tx) => {
     if (ctx.readOnly) await tx.exec("set transaction read only");
-    const schema = ctx.schema ?? "public";
-    const searchPath = schema === "public"
-      ? "public, extensions"
-      : `"${schema.replaceAll('"', '""')}", public, extensions`;
-    await tx.query(
-      `select set_config('search_path', $1, true), set_config('role', $2, true),
-              set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true),
-              set_config('request.path', $5, true), set_config('request.headers', $6, true)`,
-      [
-        searchPath,
-        ctx.role,
-        JSON.stringify({ ...ctx.claims, role: ctx.role }),
-        ctx.method ?? "",
-        ctx.path ?? "",
-        JSON.stringify(ctx.headers ?? {}),
-      ],
-    );
+    const { sql, params } = requestContextQuery(ctx);
+    await tx.query(sql, params);
     return await fn(tx);
   });
 }

@@ -7,6 +7,7 @@
  */
 import { parse as parseToml } from "smol-toml";
 import { bearerToken, JwtError, verifyJwt } from "@shared/auth/jwt.ts";
+import { runWithEnv } from "@shared/env.ts";
 import { rebuildRequest } from "../gateway.ts";
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -44,6 +45,8 @@ const json = (status: number, body: unknown) =>
 export interface RouterOptions {
   rootDir: string;
   jwtSecret: string;
+  /** The functions' environment (read at call time, so parts may still add to it). */
+  env?: Record<string, string>;
 }
 
 export async function createFunctionsRouter(opts: RouterOptions) {
@@ -111,7 +114,7 @@ export async function createFunctionsRouter(opts: RouterOptions) {
     url.pathname = rest;
     const inner = rebuildRequest(req, url);
     try {
-      const res = await app.fetch(inner);
+      const res = await runWithEnv(opts.env ?? {}, () => app.fetch(inner));
       if (!(res instanceof Response)) {
         return json(500, { code: "WORKER_ERROR", message: "Function returned an invalid response" });
       }

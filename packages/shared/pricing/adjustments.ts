@@ -1,0 +1,304 @@
+/**
+ * Stage 3 of a lookup: which discount or promotion applies. Discounts never stack.
+ *
+ * A rule is in scope when it names the product's SKU; else when it names the product's
+ * manufacturer (the price list's, else the requested one); else when it is for all products.
+ * A rule limited to a product category ("Marazzi tiles") is confirmed when the product name (as
+ * the price list or the request words it) contains the word; a manufacturer rule with an
+ * unconfirmed category still applies, with a caveat; a category-only rule ("all tiles") applies
+ * only when confirmed.
+ * An in-scope rule applies when today is inside its dates (inclusive) and its conditions hold:
+ * a minimum quantity needs the quantity, in the price's unit; any other condition cannot be
+ * checked and applies with a caveat naming it.
+ *
+ * Precedence:
+ * 1. A fixed promotion price for the SKU beats every percent rule (lowest one if several; caveat
+ *    when they differ); the percent shown is the one it implies against the list price.
+ * 2. Otherwise the most specific applicable percent rules: SKU > manufacturer + confirmed
+ *    category > manufacturer > confirmed category > all products.
+ * 3. Among those, the highest percent; ties by contract_terms, then promotion, then
+ *    discount_rule, then document id and line. Different percents at that level are a caveat.
+ * Expired in-scope rules are ignored: a caveat when no rule applies (was it renewed?), info
+ * otherwise.
+ */
+import { citeDoc } from "./cite.ts";
+import { caveat, type Finding, info } from "./confidence.ts";
+import type { PromotionEntry, RuleCondition, RuleEntry } from "./entries.ts";
+import { type Dec, dec, decToString } from "./money.ts";
+import { nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
+
+export type RuleLevel = "sku" | "manufacturer" | "category" | "all";
+
+export interface RuleConsideration {
+  rule: RuleEntry;
+  level: RuleLevel;
+  specificity: number;
+  status:
+    | "applied"
+    | "not_chosen"
+    | "expired"
+    | "not_yet_valid"
+    | "condition_not_met"
+    | "condition_unverifiable"
+    | "currency_mismatch"
+    | "unit_mismatch";
+  note: string;
+  caveats: Finding[];
+}
+
+export interface AdjustmentRequest {
+  sku: string | null;
+  manufacturer: string | null;
+  product_name: string;
+  currency: string | null;
+  unit: string | null;
+  quantity: Dec | null;
+  today: string;
+}
+
+export interface AdjustmentResult {
+  chosen: RuleConsideration | null;
+  considered: RuleConsideration[];
+  findings: Finding[];
+  /** Manufacturer-scoped rules that could not be checked because the manufacturer is unknown. */
+  unverifiable_scope: number;
+}
+
+const KIND_ORDER = { contract_terms: 0, promotion: 1, discount_rule: 2 } as const;
+
+function scopeOf(rule: RuleEntry, req: AdjustmentRequest, productTokens: readonly string[]) {
+  const s = rule.scope;
+  const confirmed = s.product_keywords.filter((k) =>
+    nameTokens(k).every((t) => productTokens.some((p) => tokensMatch(t, p)))
+  );
+  const categoryOk = s.product_keywords.length > 0 && confirmed.length === s.product_keywords.length;
+  if (s.skus.length) {
+    return req.sku && s.skus.some((x) => skuKey(x) === skuKey(req.sku!))
+      ? { level: "sku" as const, specificity: 5 }
+      : null;
+  }
+  if (s.manufacturers.length) {
+    if (!req.manufacturer) return "unverifiable" as const;
+    if (!s.manufacturers.some((m) => sameManufacturer(m, req.manufacturer!))) return null;
+    return categoryOk ? { level: "manufacturer" as const, specificity: 4 } : {
+      level: "manufacturer" as const,
+      specificity: 3,
+      unconfirmed: s.product_keywords.length ? s.product_keywords : undefined,
+    };
+  }
+  if (s.product_keywords.length) return categoryOk ? { level: "category" as const, specificity: 2 } : null;
+  return s.all ? { level: "all" as const, specificity: 1 } : null;
+}
+
+function checkConditions(
+  conditions: RuleCondition[],
+  req: AdjustmentRequest,
+): { status: RuleConsideration["status"] | null; note: string; caveats: Finding[] } {
+  const caveats: Finding[] = [];
+  for (const c of conditions) {
+    if (c.kind === "text") {
+      caveats.push(caveat("rule_condition", `Condition to verify: "${c.text}"`));
+      continue;
+    }
+    if (c.unit && c.unit !== req.unit) {
+      return {
+        status: "condition_unverifiable",
+        note: `condition "${c.text}" is in ${c.unit}, the price is per ${req.unit ?? "an unstated unit"}`,
+        caveats,
+      };
+    }
+    if (req.quantity === null) {
+      return { status: "condition_unverifiable", note: `condition "${c.text}" needs the quantity`, caveats };
+    }
+    const met = c.exclusive ? req.quantity > dec(c.quantity) : req.quantity >= dec(c.quantity);
+    if (!met) {
+      return {
+        status: "condition_not_met",
+        note: `quantity ${decToString(req.quantity)} does not meet "${c.text}"`,
+        caveats,
+      };
+    }
+  }
+  return { status: null, note: "", caveats };
+}
+
+export function selectAdjustment(rules: readonly RuleEntry[], req: AdjustmentRequest): AdjustmentResult {
+  const productTokens = nameTokens(req.product_name);
+  const considered: RuleConsideration[] = [];
+  let unverifiable = 0;
+  for (const rule of rules) {
+    const scope = scopeOf(rule, req, productTokens);
+    if (scope === "unverifiable") {
+      unverifiable++;
+      continue;
+    }
+    if (!scope) continue;
+    const base = { rule, level: scope.level, specificity: scope.specificity, caveats: [] as Finding[] };
+    if (rule.valid_to && rule.valid_to < req.today) {
+      considered.push({ ...base, status: "expired", note: `ended ${rule.valid_to}` });
+      continue;
+    }
+    if (rule.valid_from && rule.valid_from > req.today) {
+      considered.push({ ...base, status: "not_yet_valid", note: `starts ${rule.valid_from}` });
+      continue;
+    }
+    const cond = checkConditions(rule.conditions, req);
+    if (cond.status) {
+      considered.push({ ...base, status: cond.status, note: cond.note, caveats: cond.caveats });
+      continue;
+    }
+    const caveats = [...cond.caveats];
+    if ("unconfirmed" in scope && scope.unconfirmed) {
+      caveats.push(
+        caveat(
+          "rule_category_unconfirmed",
+          `${citeDoc(rule.source)} is limited to "${
+            scope.unconfirmed.join(", ")
+          }"; the product name does not confirm that category`,
+        ),
+      );
+    }
+    if (rule.kind === "promotion" && rule.price !== null) {
+      if (req.currency && rule.currency !== req.currency) {
+        considered.push({
+          ...base,
+          status: "currency_mismatch",
+          note: `promotion price in ${rule.currency}, list price in ${req.currency}`,
+        });
+        continue;
+      }
+      if (rule.unit && req.unit && rule.unit !== req.unit) {
+        considered.push({
+          ...base,
+          status: "unit_mismatch",
+          note: `promotion price per ${rule.unit}, list price per ${req.unit}`,
+        });
+        continue;
+      }
+      if (!rule.unit) {
+        caveats.push(
+          caveat("promotion_unit_not_stated", `${citeDoc(rule.source)} does not state the unit of its price`),
+        );
+      }
+    }
+    considered.push({ ...base, status: "not_chosen", note: "", caveats });
+  }
+  return choose(considered, unverifiable);
+}
+
+function choose(considered: RuleConsideration[], unverifiable: number): AdjustmentResult {
+  const findings: Finding[] = [];
+  const applicable = considered.filter((c) => c.status === "not_chosen");
+  const fixed = applicable.filter((c) =>
+    c.rule.kind === "promotion" && (c.rule as PromotionEntry).price !== null
+  );
+  const price = (c: RuleConsideration) => dec((c.rule as PromotionEntry).price!);
+  const pct = (c: RuleConsideration) => dec((c.rule as { percent: string }).percent);
+  let chosen: RuleConsideration | null = null;
+  let rivals: RuleConsideration[] = [];
+  const tieBreak = (a: RuleConsideration, b: RuleConsideration) =>
+    KIND_ORDER[a.rule.kind] - KIND_ORDER[b.rule.kind] ||
+    (a.rule.source.doc_id < b.rule.source.doc_id
+      ? -1
+      : a.rule.source.doc_id > b.rule.source.doc_id
+      ? 1
+      : 0) ||
+    a.rule.source.line - b.rule.source.line;
+  if (fixed.length) {
+    fixed.sort((a, b) => (price(a) < price(b) ? -1 : price(a) > price(b) ? 1 : tieBreak(a, b)));
+    chosen = fixed[0];
+    rivals = fixed.filter((c) => price(c) !== price(chosen!));
+    if (rivals.length) {
+      findings.push(
+        caveat(
+          "several_promotion_prices",
+          `Several promotion prices are in force for this SKU (${
+            fixed.map((c) =>
+              `${decToString(price(c))} in ${citeDoc(c.rule.source)} line ${c.rule.source.line}`
+            ).join("; ")
+          }); the lowest was used`,
+        ),
+      );
+    }
+  } else {
+    const percentRules = applicable.filter((c) =>
+      c.rule.kind !== "promotion" || (c.rule as PromotionEntry).percent !== null
+    );
+    const top = Math.max(0, ...percentRules.map((c) => c.specificity));
+    const level = percentRules.filter((c) => c.specificity === top);
+    level.sort((a, b) => (pct(a) > pct(b) ? -1 : pct(a) < pct(b) ? 1 : tieBreak(a, b)));
+    chosen = level[0] ?? null;
+    rivals = level.filter((c) => pct(c) !== pct(chosen!));
+    if (rivals.length) {
+      findings.push(
+        caveat(
+          "several_discounts",
+          `Different discounts are in force at the same scope (${
+            level.map((c) =>
+              `${decToString(pct(c))}% in ${citeDoc(c.rule.source)} line ${c.rule.source.line}`
+            ).join("; ")
+          }); discounts do not stack, the highest was used`,
+        ),
+      );
+    }
+  }
+  if (chosen) {
+    chosen.status = "applied";
+    findings.push(...chosen.caveats);
+  }
+  for (const c of considered) {
+    if (c.status === "not_chosen") c.note = chosen ? describeNotChosen(c, chosen) : c.note;
+    if (c.status === "expired") {
+      const msg = `Ignored ${c.rule.kind} ${citeDoc(c.rule.source)}: ended ${c.rule.valid_to}`;
+      findings.push(
+        chosen ? info("expired_rule_ignored", msg) : caveat(
+          "expired_rule_ignored",
+          `${msg}; the list price is quoted without it - check whether it was renewed`,
+        ),
+      );
+    }
+    if (c.status === "not_yet_valid") {
+      findings.push(
+        info(
+          "future_rule_ignored",
+          `Ignored ${c.rule.kind} ${citeDoc(c.rule.source)}: starts ${c.rule.valid_from}`,
+        ),
+      );
+    }
+    if (c.status === "condition_not_met") {
+      findings.push(
+        info("rule_condition_not_met", `Not applied ${c.rule.kind} ${citeDoc(c.rule.source)}: ${c.note}`),
+      );
+    }
+    if (
+      c.status === "condition_unverifiable" || c.status === "currency_mismatch" ||
+      c.status === "unit_mismatch"
+    ) {
+      findings.push(
+        caveat(`rule_${c.status}`, `Not applied ${c.rule.kind} ${citeDoc(c.rule.source)}: ${c.note}`),
+      );
+    }
+  }
+  if (unverifiable) {
+    findings.push(
+      caveat(
+        "manufacturer_unknown",
+        `The product's manufacturer is unknown, so ${unverifiable} manufacturer-specific rule(s) could not be checked`,
+      ),
+    );
+  }
+  return { chosen, considered, findings, unverifiable_scope: unverifiable };
+}
+
+function describeNotChosen(c: RuleConsideration, chosen: RuleConsideration): string {
+  const isFixed = (x: RuleConsideration) => x.rule.kind === "promotion" && x.rule.price !== null;
+  if (isFixed(chosen)) {
+    return isFixed(c)
+      ? "a lower promotion price applies"
+      : "a fixed promotion price for this SKU beats percent rules";
+  }
+  if (c.specificity < chosen.specificity) {
+    return `less specific (${c.level}) than the applied ${chosen.level} rule`;
+  }
+  return "discounts do not stack; a better or preferred rule at the same scope was applied";
+}

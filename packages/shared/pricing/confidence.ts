@@ -1,0 +1,57 @@
+/**
+ * Findings and the confidence they add up to.
+ *
+ * Every stage of a lookup reports what it noticed as a Finding of one of three severities:
+ * - gap: no reliable price can be stated (no base price, conflicting documents, only expired
+ *   price information, unit mismatch, ambiguous or mismatching product, quantity below the
+ *   minimum order, missing currency). Any gap makes final_unit_price null.
+ * - caveat: a price is stated but a person should check it (matched by name rather than SKU, a
+ *   conflict settled by the newer document, no quantity for a tiered price, quantity beyond the
+ *   last tier, several different discounts in force for the same scope, a rule condition or
+ *   product category that cannot be verified, an in-scope rule that has expired, a price without
+ *   a stated unit, a promotion price without a list price).
+ * - info: noted for the audit trail, no effect on the price (a rule not yet valid, an expired
+ *   price list superseded by a valid one, a rule whose condition is not met).
+ *
+ * Confidence:
+ * - low    = final_unit_price is null (at least one gap);
+ * - high   = product identified by SKU, one base price (agreeing documents count as one) and no
+ *            caveat;
+ * - medium = a price is stated but it was identified by name, or any caveat applies.
+ */
+
+export type FindingSeverity = "gap" | "caveat" | "info";
+
+export interface Finding {
+  /** Stable machine code, e.g. "unit_mismatch", "conflicting_list_prices". */
+  code: string;
+  severity: FindingSeverity;
+  message: string;
+}
+
+export type Confidence = "high" | "medium" | "low";
+export type MatchMethod = "sku" | "name" | "none";
+
+export function gap(code: string, message: string): Finding {
+  return { code, severity: "gap", message };
+}
+export function caveat(code: string, message: string): Finding {
+  return { code, severity: "caveat", message };
+}
+export function info(code: string, message: string): Finding {
+  return { code, severity: "info", message };
+}
+
+export function hasGap(findings: readonly Finding[]): boolean {
+  return findings.some((f) => f.severity === "gap");
+}
+
+export function decideConfidence(
+  priced: boolean,
+  method: MatchMethod,
+  findings: readonly Finding[],
+): Confidence {
+  if (!priced || hasGap(findings)) return "low";
+  if (method === "sku" && !findings.some((f) => f.severity === "caveat")) return "high";
+  return "medium";
+}

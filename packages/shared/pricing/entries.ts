@@ -1,0 +1,151 @@
+/**
+ * Structured price entries: what a Pricing KB document is parsed into at ingest.
+ *
+ * Every entry is a plain JSON-serialisable object (strings, numbers, booleans, null, arrays) so it
+ * can be stored as jsonb next to its kb_docs row and read back unchanged. Decimal values are
+ * canonical decimal strings (see money.ts), dates are ISO `YYYY-MM-DD`, units and currencies are
+ * normalised (see normalize.ts). Each entry carries the document id, title, type, 1-based line and
+ * the exact source text it came from, so any number built from it can quote its origin.
+ */
+
+export const PRICE_DOC_TYPES = ["price_list", "discount_rule", "contract_terms", "promotion"] as const;
+export type PriceDocType = typeof PRICE_DOC_TYPES[number];
+
+export function isPriceDocType(v: unknown): v is PriceDocType {
+  return typeof v === "string" && (PRICE_DOC_TYPES as readonly string[]).includes(v);
+}
+
+/** A canonical decimal string, e.g. "12.5" (at most four decimals). */
+export type DecimalString = string;
+/** An ISO calendar date, `YYYY-MM-DD`. */
+export type IsoDate = string;
+
+/** The kb_docs row a parser reads (id is kb_docs.id). */
+export interface PriceDocumentInput {
+  id: string;
+  title: string;
+  price_doc_type: PriceDocType;
+  content: string;
+}
+
+/** Where an entry (or a tier of it) came from: the document and the verbatim source line(s). */
+export interface SourceRef {
+  doc_id: string;
+  doc_title: string;
+  price_doc_type: PriceDocType;
+  /** 1-based line of the first source line in the document content. */
+  line: number;
+  /** The source text, verbatim (trimmed); several table rows are joined with "\n". */
+  snippet: string;
+}
+
+/** One quantity step of a list price. */
+export interface PriceTier {
+  /** Lower bound of the quantity this price applies from ("0" when the source gives none). */
+  min_qty: DecimalString;
+  /** True for "> 100" / "above 100": the bound itself is not included. */
+  min_exclusive: boolean;
+  /** Upper bound as written ("49" in "1-49"); informative, selection uses lower bounds only. */
+  max_qty: DecimalString | null;
+  price: DecimalString;
+  /** The column header the price was read from, e.g. "List price" or "50+". */
+  column: string;
+  line: number;
+  snippet: string;
+}
+
+export interface PriceListEntry {
+  kind: "price_list";
+  source: SourceRef;
+  sku: string | null;
+  product_name: string | null;
+  manufacturer: string | null;
+  /** ISO 4217 code, or null when neither the cell, the column nor the document states one. */
+  currency: string | null;
+  /** Normalised unit the price is per (m2, piece, box, ...), or null when not stated. */
+  unit: string | null;
+  /** Explicit minimum order quantity (a MOQ column), in `unit`. */
+  min_order_qty: DecimalString | null;
+  /** Sorted by min_qty ascending; never empty. */
+  tiers: PriceTier[];
+  /** Validity declared in the document ("valid from", "valid until", "as of", "updated"). */
+  valid_from: IsoDate | null;
+  valid_to: IsoDate | null;
+}
+
+/**
+ * What a rule applies to. An empty scope with `all` false never occurs: the parser reports a
+ * rule whose scope it cannot recognise instead of guessing "everything".
+ */
+export interface RuleScope {
+  /** Article numbers the rule names (most specific). */
+  skus: string[];
+  /** Manufacturer / brand / supplier names the rule names. */
+  manufacturers: string[];
+  /** Product-category words next to the scope ("Marazzi tiles" -> ["tiles"]). */
+  product_keywords: string[];
+  /** Stated for everything ("all products", "storewide"). */
+  all: boolean;
+}
+
+/** A condition attached to a rule. */
+export type RuleCondition =
+  | {
+    kind: "min_quantity";
+    quantity: DecimalString;
+    /** "above 100" is exclusive, "from 100" / "at least 100" inclusive. */
+    exclusive: boolean;
+    unit: string | null;
+    text: string;
+  }
+  /** Any other condition, kept verbatim; the engine cannot verify it and says so. */
+  | { kind: "text"; text: string };
+
+interface RuleBase {
+  source: SourceRef;
+  scope: RuleScope;
+  conditions: RuleCondition[];
+  valid_from: IsoDate | null;
+  valid_to: IsoDate | null;
+}
+
+export interface DiscountRuleEntry extends RuleBase {
+  kind: "discount_rule";
+  percent: DecimalString;
+}
+
+export interface ContractTermsEntry extends RuleBase {
+  kind: "contract_terms";
+  percent: DecimalString;
+}
+
+/** A time-limited offer: either a percent off or a fixed price for named SKUs. */
+export interface PromotionEntry extends RuleBase {
+  kind: "promotion";
+  percent: DecimalString | null;
+  price: DecimalString | null;
+  currency: string | null;
+  unit: string | null;
+  valid_from: IsoDate;
+  valid_to: IsoDate;
+}
+
+export type RuleEntry = DiscountRuleEntry | ContractTermsEntry | PromotionEntry;
+export type PriceEntry = PriceListEntry | RuleEntry;
+
+/** Something the parser skipped or rejected; `error` issues make validatePriceDocument fail. */
+export interface ParseIssue {
+  severity: "error" | "warning";
+  code: string;
+  message: string;
+  line: number | null;
+  snippet: string | null;
+}
+
+export interface ParsedPriceDocument {
+  doc_id: string;
+  doc_title: string;
+  price_doc_type: PriceDocType;
+  entries: PriceEntry[];
+  issues: ParseIssue[];
+}

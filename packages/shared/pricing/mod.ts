@@ -1,0 +1,79 @@
+/**
+ * The deterministic, audited price engine: Pricing KB documents in, a price_proposal out, with
+ * every number traced to the document line it came from. Pure domain code - no database, no
+ * HTTP, no clock (the caller passes `today`). agent-chat's price_lookup tool and the KB call it;
+ * the language model never composes a price itself.
+ *
+ * Pipeline (one module per stage):
+ *   ingest   parse/mod.ts        kb_docs content -> PriceEntry[] (entries.ts), validatePriceDocument
+ *   index    index.ts            entries -> product identities + token index + rules
+ *   match    match.ts            request -> product (SKU, else fuzzy name narrowed by manufacturer)
+ *   base     base_price.ts       product -> one list price (validity, unit, conflict, tier, MOQ)
+ *   adjust   adjustments.ts      rules -> at most one discount or promotion price
+ *   compose  proposal.ts         -> price_proposal; lookup.ts also returns matches[] and hints{}
+ *
+ * Rounding (money.ts): exact decimals (bigint of 1/10,000); one rounding, half-up to 2 decimals:
+ *   final_unit_price = round2(list_price x (1 - discount_percent/100));
+ *   total = round2(final_unit_price x quantity_applied) using the rounded unit price.
+ *
+ * Precedence (adjustments.ts, base_price.ts):
+ *   1. A price for the specific SKU beats a general rule: a fixed promotion price for the SKU
+ *      beats every percent rule; percent rules rank SKU > manufacturer + confirmed category >
+ *      manufacturer > confirmed category > all products.
+ *   2. Discounts never stack: the single highest percent at the most specific level applies
+ *      (ties: contract_terms, promotion, discount_rule, then doc id, line); the reasoning chain
+ *      names the rule chosen and why, and the rules not chosen.
+ *   3. Rules apply only inside their dates, bounds inclusive; expired ones are ignored with a
+ *      warning. Promotions always have dates (ingest rejects one without).
+ *   4. Conflicting list prices for one SKU: the document declaring the strictly latest "valid
+ *      from" wins (medium confidence); otherwise no price.
+ *   5. Units must agree exactly after normalising spellings (m² = m2 = sqm); no conversion.
+ *   6. Quantity picks the tier with the greatest lower bound <= quantity; below an explicit
+ *      minimum order, or below a first tier starting above 1, there is no price.
+ *
+ * Confidence (confidence.ts): low = no reliable price (final_unit_price null; every number
+ * null; warnings name each gap: no base price, conflicting documents, only expired prices, unit
+ * mismatch, ambiguous product, below minimum order, no currency); high = SKU match + one base
+ * price + no caveat; medium = priced, but by name match or with a caveat.
+ *
+ * Unlike the origin platform (where the tool only retrieved chunks and told the model to do the
+ * arithmetic), nothing here is left to a model, and "no price" is an explicit, explained result.
+ */
+export * from "./entries.ts";
+export * from "./money.ts";
+export {
+  isKnownUnit,
+  nameTokens,
+  normalizeCurrency,
+  normalizeUnit,
+  sameManufacturer,
+  skuKey,
+} from "./normalize.ts";
+export {
+  parsePriceDocument,
+  parsePriceDocuments,
+  type PriceDocumentValidation,
+  validatePriceDocument,
+} from "./parse/mod.ts";
+export {
+  detectSeparatorStyle,
+  findPercents,
+  parseAmount,
+  parseNumber,
+  parseQuantityRange,
+} from "./parse/amount.ts";
+export { findDateRange, findDates, parseDate } from "./parse/dates.ts";
+export { buildPriceIndex, type PriceIndex, type ProductIdentity } from "./index.ts";
+export { AMBIGUITY_MARGIN, MIN_NAME_SCORE, nameScore } from "./match.ts";
+export { type Confidence, decideConfidence, type Finding, type FindingSeverity } from "./confidence.ts";
+export { type PriceProposal } from "./proposal.ts";
+export {
+  lookupPrice,
+  MAX_MATCHES,
+  type PriceLookupHints,
+  type PriceLookupInput,
+  priceLookupMatchesChunk,
+  type PriceLookupResult,
+  type PriceMatch,
+} from "./lookup.ts";
+export { PriceDocTypeSchema, PriceLookupParamsSchema, PriceProposalSchema } from "./schemas.ts";

@@ -1,0 +1,155 @@
+/**
+ * What a prose rule applies to and under which conditions.
+ *
+ * Scope (never guessed: a rule whose scope is not recognised is reported, not applied to all):
+ * - SKUs after `SKU`, `Art. No.`, `article`, `item no`, `code` (a code must contain a digit);
+ * - manufacturers after a label (`manufacturer X`, `brand: X`), after `with` / `off` / `on` /
+ *   `for` / `from` / `all`, at the start of a line as `X:`, or before a generic noun
+ *   (`X products`). A name is a run of capitalised words; seasonal, calendar and commercial
+ *   words (Spring, March, Promo, SKU, EUR, ...) are not names;
+ * - a lower-case word right after a manufacturer or `all` ("Marazzi tiles", "all adhesives") is a
+ *   product keyword narrowing the rule;
+ * - everything: `all products / items / articles / orders`, `storewide`, `on everything`, ...
+ * Conditions: `above / over / more than / > N unit` (exclusive) and `from / at least / min /
+ * >= N unit` (inclusive) become min_quantity; `if`, `provided`, `subject to`, `only for`,
+ * `except`, `excluding`, `payment ...`, and order-value thresholds stay verbatim text.
+ */
+import type { RuleCondition, RuleScope } from "../entries.ts";
+import { currenciesIn, isKnownUnit, normalizeUnit } from "../normalize.ts";
+import { parseNumber, type SeparatorStyle } from "./amount.ts";
+
+const NOT_NAMES = new Set(
+  (
+    "all every any each the this these our order orders sku skus art article articles item items code ref " +
+    "eur usd gbp chf valid validity until from to for on off with promo promotion sale sales discount discounts " +
+    "offer special spring summer autumn fall winter christmas easter black friday cyber monday tuesday wednesday " +
+    "thursday saturday sunday january february march april may june july august september october november " +
+    "december jan feb mar apr jun jul aug sep sept oct nov dec note notes contract contracts negotiated net list " +
+    "price prices product products everything storewide total vat min minimum max maximum only excl incl payment " +
+    "delivery free extra additional customer customers dealer dealers trade project projects new standard " +
+    "general rebate rule rules terms condition conditions manufacturer brand supplier vendor quantity qty " +
+    "applies apply rabatt aktion angebot alle gültig bis ab"
+  ).split(" "),
+);
+const GENERIC_NOUNS =
+  /^(?:products?|items?|articles?|goods|range|ranges|lines?|collections?|catalog(?:ue)?|assortment|materials?)$/i;
+const KEYWORD_STOP = new Set(
+  (
+    "on for off until valid from to with and or is are at in the orders order discount rebate promo only all " +
+    "items item products product articles goods range prices price purchases purchase net list by of get save " +
+    "receive when if except excluding plus this that these everything manufacturer manufacturers brand brands " +
+    "supplier suppliers vendor vendors sku skus article code item"
+  ).split(" "),
+);
+
+const NAME = String.raw`([\p{Lu}][\p{L}\p{N}&'’-]*(?:\s+(?:&\s+)?[\p{Lu}][\p{L}\p{N}&'’-]*)*)`;
+const NAME_LIST = String
+  .raw`${NAME}((?:\s*(?:,|\band\b|&|\bor\b)\s*[\p{Lu}][\p{L}\p{N}&'’-]*(?:\s+[\p{Lu}][\p{L}\p{N}&'’-]*)*)*)`;
+// No "i" flag here: under /iu, \p{Lu} would match lower-case letters too, so the trigger words
+// spell out their capitalised forms instead.
+const cap = (words: string) =>
+  words.split("|").map((w) => `[${w[0].toUpperCase()}${w[0]}]${w.slice(1)}`).join("|");
+const NAME_TRIGGERS = [
+  new RegExp(
+    String.raw`\b(?:${
+      cap("manufacturer|brand|supplier|vendor|hersteller|marke")
+    })s?\s*[:\-–]?\s*${NAME_LIST}`,
+    "gu",
+  ),
+  new RegExp(String.raw`\b(?:${cap("with|off|on|for|from|of")})\s+(?:all\s+|the\s+)?${NAME_LIST}`, "gu"),
+  new RegExp(String.raw`\b[Aa]ll\s+${NAME_LIST}`, "gu"),
+  new RegExp(String.raw`^\s*${NAME}\s*:`, "gu"),
+  new RegExp(String.raw`${NAME}\s+(?=(?:products?|items?|articles?|goods|range|collection)\b)`, "gu"),
+];
+const ALL_SCOPE =
+  /\b(?:all|every|any|entire|whole)\s+(?:products|items|articles|goods|orders|purchases|catalog(?:ue)?|range|assortment|materials)\b|\bstorewide\b|\bsitewide\b|\bacross the board\b|\bon everything\b|\beverything\b|\bgeneral discount\b|\ball manufacturers\b/i;
+const SKU_LIST =
+  /\b(?:skus?|art(?:icle)?s?\.?\s*(?:no|nr|number)?s?\.?|item\s*(?:no|nr|number|code)s?\.?|product\s+codes?|codes?)\s*[:#]?\s*([A-Z0-9][\w./-]*\d[\w./-]*(?:\s*(?:,|\band\b|&)\s*[A-Z0-9][\w./-]*\d[\w./-]*)*)/gi;
+
+/** A proper name without leading/trailing non-name words ("All Mapei Products" -> "Mapei"). */
+function cleanName(raw: string): string | null {
+  const words = raw.trim().split(/\s+/);
+  while (words.length && NOT_NAMES.has(words[0].toLowerCase())) words.shift();
+  while (words.length && (NOT_NAMES.has(words.at(-1)!.toLowerCase()) || GENERIC_NOUNS.test(words.at(-1)!))) {
+    words.pop();
+  }
+  const name = words.join(" ").replace(/[’'-]+$/, "");
+  return name && !/^\d/.test(name) ? name : null;
+}
+
+export function extractScope(text: string): RuleScope {
+  const skus = new Set<string>();
+  for (const m of text.matchAll(SKU_LIST)) {
+    for (const s of m[1].split(/\s*(?:,|\band\b|&)\s*/)) {
+      const sku = s.replace(/[.,]+$/, "");
+      if (/\d/.test(sku)) skus.add(sku);
+    }
+  }
+  const withoutSkus = text.replace(SKU_LIST, " ");
+  const manufacturers: string[] = [];
+  const ends: number[] = [];
+  for (const re of NAME_TRIGGERS) {
+    for (const m of withoutSkus.matchAll(re)) {
+      const names = [m[1], ...(m[2] ?? "").split(/\s*(?:,|\band\b|&|\bor\b)\s*/)];
+      for (const n of names) {
+        const name = n ? cleanName(n) : null;
+        if (name && !manufacturers.some((x) => x.toLowerCase() === name.toLowerCase())) {
+          manufacturers.push(name);
+          ends.push(withoutSkus.indexOf(name, m.index) + name.length);
+        }
+      }
+    }
+  }
+  const keywords = new Set<string>();
+  const after = (pos: number) => /^\s+([a-z][a-z-]{2,})\b/.exec(withoutSkus.slice(pos))?.[1];
+  for (const end of ends) {
+    const w = after(end);
+    if (w && !KEYWORD_STOP.has(w) && !GENERIC_NOUNS.test(w)) keywords.add(w);
+  }
+  for (const m of withoutSkus.matchAll(/\b(?:all|on|off|for)\s+(?:all\s+)?([a-z][a-z-]{2,})\b/gi)) {
+    const w = m[1];
+    if (/^[a-z]/.test(w) && !KEYWORD_STOP.has(w) && !GENERIC_NOUNS.test(w)) keywords.add(w);
+  }
+  return {
+    skus: [...skus],
+    manufacturers,
+    product_keywords: [...keywords],
+    all: ALL_SCOPE.test(withoutSkus),
+  };
+}
+
+export function isEmptyScope(s: RuleScope): boolean {
+  return !s.all && !s.skus.length && !s.manufacturers.length && !s.product_keywords.length;
+}
+
+const MIN_QTY =
+  /\b(above|over|more than|exceeding|from|at least|min(?:imum)?(?:\s+of)?|>=|≥|>)\s*(\d[\d.,]*)(?:\s*([\p{L}²³][\p{L}\p{N}²³]*))?/giu;
+const TEXT_CONDITION =
+  /\b(?:if|provided(?: that)?|subject to|only (?:for|when|if|with|on)|when|except|excluding|excl\.|not valid|not applicable|not combinable|payment|upon)\b[^.;]*/gi;
+
+/** Conditions stated in a rule's text (dates already removed by the caller). */
+export function extractConditions(text: string, style: SeparatorStyle | null): RuleCondition[] {
+  const out: RuleCondition[] = [];
+  for (const m of text.matchAll(MIN_QTY)) {
+    const unitWord = m[3];
+    if (unitWord && currenciesIn(unitWord).length) {
+      out.push({ kind: "text", text: m[0].trim() });
+      continue;
+    }
+    const n = parseNumber(m[2].replace(/[.,]$/, ""), style);
+    if (!n.ok) continue;
+    const unit = unitWord && isKnownUnit(unitWord) ? normalizeUnit(unitWord) : null;
+    const exclusive = /^(?:above|over|more than|exceeding|>)$/i.test(m[1]);
+    out.push({ kind: "min_quantity", quantity: n.value, exclusive, unit, text: m[0].trim() });
+  }
+  // A currency before the amount ("orders above €5,000") is an order-value threshold.
+  for (
+    const m of text.matchAll(
+      /\b(?:above|over|more than|exceeding|from|at least|min(?:imum)?)\s*(?:€|\$|£|EUR|USD|GBP|CHF)\s*\d[\d.,]*/gi,
+    )
+  ) {
+    out.push({ kind: "text", text: m[0].trim() });
+  }
+  for (const m of text.matchAll(TEXT_CONDITION)) out.push({ kind: "text", text: m[0].trim() });
+  return out;
+}

@@ -1,0 +1,231 @@
+/**
+ * The pg_cron background worker: keeps the active rows of cron.job in memory with each one's
+ * next due time, sleeps until the soonest, and runs what is due. Each run is recorded in
+ * cron.job_run_details (starting -> running -> succeeded | failed) and executes the job's command
+ * in its own transaction as the job's user, like pg_cron's fresh connection. A job never runs
+ * twice at once: a run that comes due while the previous one is busy waits for it (pg_cron
+ * queues overlaps). cron.job's trigger NOTIFYs on every change, and the worker reloads then, so
+ * it never polls the database.
+ */
+import { DEFAULT_SEARCH_PATH, type PGlite, type Transaction } from "../db/database.ts";
+import type { PlatformPart } from "../platform.ts";
+import { parseSchedule, type Schedule } from "./schedule.ts";
+
+export const CRON_CHANNEL = "cron_job_changed";
+
+/** Long sleeps are cut into pieces so that a clock change is noticed within this time. */
+const MAX_SLEEP_MS = 60_000;
+
+interface JobRow {
+  jobid: string;
+  schedule: string;
+  command: string;
+  username: string;
+  database: string;
+}
+
+interface JobState {
+  row: JobRow;
+  schedule: Schedule;
+  /** Next due time, ms since the epoch. */
+  due: number;
+  running: Promise<void> | null;
+  /** A run came due while one was running. */
+  queued: boolean;
+}
+
+type Log = (message: string) => void;
+
+/** pg_cron's return_message is the command tag (PQcmdStatus) of the command's last result. */
+export function commandTag(results: { command?: string; rowCount?: number }[]): string {
+  const last = results.at(-1);
+  if (!last?.command) return "";
+  const cmd = last.command;
+  if (cmd === "INSERT") return `INSERT 0 ${last.rowCount ?? 0}`;
+  if (["SELECT", "UPDATE", "DELETE", "MERGE", "MOVE", "FETCH", "COPY"].includes(cmd)) {
+    return `${cmd} ${last.rowCount ?? 0}`;
+  }
+  return cmd;
+}
+
+export class CronWorker {
+  readonly #db: PGlite;
+  readonly #log: Log;
+  readonly #jobs = new Map<string, JobState>();
+  readonly #runs = new Set<Promise<void>>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #unlisten: (() => Promise<void>) | null = null;
+  #reloading: Promise<void> | null = null;
+  #reloadAgain = false;
+  #stopped = false;
+  /** Schedules already reported as unusable, so the log says it once per schedule. */
+  readonly #reported = new Set<string>();
+
+  constructor(db: PGlite, log: Log = (m) => console.error(m)) {
+    this.#db = db;
+    this.#log = log;
+  }
+
+  async start(): Promise<void> {
+    this.#unlisten = await this.#db.listen(CRON_CHANNEL, () => this.reload());
+    await this.reload();
+  }
+
+  /** Re-reads cron.job; concurrent calls coalesce into one more pass. */
+  reload(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    if (this.#reloading) {
+      this.#reloadAgain = true;
+      return this.#reloading;
+    }
+    this.#reloading = (async () => {
+      try {
+        do {
+          this.#reloadAgain = false;
+          await this.#load();
+        } while (this.#reloadAgain && !this.#stopped);
+      } catch (err) {
+        if (!this.#stopped) this.#log(`cron: could not load cron.job: ${errorText(err)}`);
+      } finally {
+        this.#reloading = null;
+      }
+      this.#arm();
+    })();
+    return this.#reloading;
+  }
+
+  async #load(): Promise<void> {
+    const { rows } = await this.#db.query<JobRow>(
+      `select jobid::text, schedule, command, username, database from cron.job where active`,
+    );
+    const now = Date.now();
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.jobid);
+      const old = this.#jobs.get(row.jobid);
+      if (old && old.schedule.source === row.schedule) {
+        old.row = row;
+        continue;
+      }
+      let schedule: Schedule;
+      try {
+        schedule = parseSchedule(row.schedule);
+      } catch (err) {
+        const key = `${row.jobid}:${row.schedule}`;
+        if (!this.#reported.has(key)) {
+          this.#reported.add(key);
+          this.#log(`cron: job ${row.jobid} is not scheduled: ${errorText(err)}`);
+        }
+        this.#jobs.delete(row.jobid);
+        continue;
+      }
+      // pg_cron starts an interval job at once and then every N seconds after.
+      const due = schedule.intervalSeconds !== null ? now : schedule.next(now);
+      if (old) {
+        // Same object, so that a run in progress still clears its own `running` when it ends.
+        Object.assign(old, { row, schedule, due });
+      } else {
+        this.#jobs.set(row.jobid, { row, schedule, due, running: null, queued: false });
+      }
+    }
+    for (const id of this.#jobs.keys()) if (!seen.has(id)) this.#jobs.delete(id);
+  }
+
+  #arm(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#stopped || this.#jobs.size === 0) return;
+    let soonest = Infinity;
+    for (const job of this.#jobs.values()) soonest = Math.min(soonest, job.due);
+    const delay = Math.max(0, Math.min(soonest - Date.now(), MAX_SLEEP_MS));
+    this.#timer = setTimeout(() => this.#tick(), delay);
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    const now = Date.now();
+    for (const job of this.#jobs.values()) {
+      if (job.due > now) continue;
+      if (job.running) job.queued = true;
+      else this.#launch(job);
+      const next = job.schedule.next(job.schedule.intervalSeconds !== null ? job.due : now);
+      // After a long pause (a suspended laptop), skip the missed runs instead of bursting.
+      job.due = next > now ? next : job.schedule.next(now);
+    }
+    this.#arm();
+  }
+
+  #launch(job: JobState): void {
+    const run = this.#run(job.row)
+      .catch((err) => this.#log(`cron: job ${job.row.jobid} could not be recorded: ${errorText(err)}`))
+      .finally(() => {
+        this.#runs.delete(run);
+        job.running = null;
+        if (job.queued && !this.#stopped && this.#jobs.get(job.row.jobid) === job) {
+          job.queued = false;
+          this.#launch(job);
+        }
+      });
+    job.running = run;
+    this.#runs.add(run);
+  }
+
+  async #run(row: JobRow): Promise<void> {
+    const db = this.#db;
+    const { rows } = await db.query<{ runid: string }>(
+      `insert into cron.job_run_details (jobid, job_pid, database, username, command, status)
+       values ($1, pg_backend_pid(), $2, $3, $4, 'starting') returning runid::text`,
+      [row.jobid, row.database, row.username, row.command],
+    );
+    const runid = rows[0].runid;
+    await db.query(
+      `update cron.job_run_details set status = 'running', start_time = clock_timestamp() where runid = $1`,
+      [runid],
+    );
+    let status = "succeeded";
+    let message: string;
+    try {
+      const results = await db.transaction(async (tx: Transaction) => {
+        await tx.query(`select set_config('role', $1, true), set_config('search_path', $2, true)`, [
+          row.username,
+          DEFAULT_SEARCH_PATH,
+        ]);
+        return await tx.exec(row.command);
+      });
+      message = commandTag(results);
+    } catch (err) {
+      status = "failed";
+      // pg_cron stores libpq's error message, which starts with the severity.
+      message = `ERROR:  ${errorText(err)}`;
+    }
+    await db.query(
+      `update cron.job_run_details set status = $2, return_message = $3, end_time = clock_timestamp()
+       where runid = $1`,
+      [runid, status, message],
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#unlisten) await this.#unlisten();
+    this.#unlisten = null;
+    if (this.#reloading) await this.#reloading;
+    await Promise.all([...this.#runs]);
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The platform part: the worker runs for as long as the platform does. */
+export const cronPart: PlatformPart = {
+  name: "cron",
+  async start(p) {
+    const worker = new CronWorker(p.db);
+    await worker.start();
+    return worker;
+  },
+};

@@ -1,0 +1,217 @@
+/**
+ * Stand-in for Anthropic's Messages API (providers.md §4): POST /v1/messages, plain and streamed
+ * (SSE with event lines), POST /v1/messages/count_tokens, Anthropic's error JSON. It accepts the
+ * key as x-api-key (SDK 0.x, curl) or Authorization: Bearer (SDK 1.x) and any anthropic-version,
+ * refusing temperature/top_p/top_k from version 2026-10-21 on as the real API does.
+ *
+ * Tests script the replies: `reply("text")`, `reply({ toolUse: [{ name, input }] })`, one
+ * per request in order; with nothing scripted it answers a deterministic text that says it is
+ * the sandbox and quotes the last user message.
+ */
+import { StandIn, type StandInRequest } from "../standin.ts";
+import {
+  type ContentBlock,
+  finishReply,
+  inputTokens,
+  type Message,
+  randomId,
+  sseResponse,
+  type StopReason,
+  streamEvents,
+} from "./anthropic_messages.ts";
+
+export type ScriptedReply = string | {
+  text?: string;
+  toolUse?: { name: string; input: Record<string, unknown>; id?: string }[];
+  /** Overrides the stop_reason the content implies (end_turn, or tool_use with tool calls). */
+  stopReason?: StopReason;
+};
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+/** The API version from which sampling parameters are refused (migration-2026-10-21). */
+const NO_SAMPLING_FROM = "2026-10-21";
+
+const BLOCK_TYPES = new Set([
+  "text",
+  "image",
+  "document",
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "search_result",
+]);
+
+type Body = Record<string, unknown>;
+
+/** The first problem with a request body, in the API's "field: problem" wording, or null. */
+export function validateMessagesRequest(body: unknown, version: string, counting = false): string | null {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return "request body must be a JSON object";
+  const b = body as Body;
+  if (typeof b.model !== "string" || b.model === "") return "model: Field required";
+  if (!counting) {
+    if (b.max_tokens === undefined) return "max_tokens: Field required";
+    if (!Number.isInteger(b.max_tokens) || (b.max_tokens as number) < 1) {
+      return "max_tokens: Input should be a positive integer";
+    }
+  }
+  if (!Array.isArray(b.messages)) return "messages: Field required";
+  if (b.messages.length === 0) return "messages: at least one message is required";
+  for (const [i, m] of (b.messages as Body[]).entries()) {
+    if (!m || typeof m !== "object") return `messages.${i}: Input should be an object`;
+    if (m.role !== "user" && m.role !== "assistant") {
+      return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    }
+    if (typeof m.content === "string") continue;
+    if (!Array.isArray(m.content)) return `messages.${i}.content: Field required`;
+    for (const [j, block] of (m.content as Body[]).entries()) {
+      const at = `messages.${i}.content.${j}`;
+      if (!block || typeof block.type !== "string" || !BLOCK_TYPES.has(block.type)) {
+        return `${at}.type: Input tag '${block?.type}' found using 'type' does not match any of the expected tags`;
+      }
+      if (block.type === "text" && typeof block.text !== "string") return `${at}.text: Field required`;
+      if (block.type === "tool_result" && typeof block.tool_use_id !== "string") {
+        return `${at}.tool_use_id: Field required`;
+      }
+    }
+  }
+  if (b.tools !== undefined) {
+    if (!Array.isArray(b.tools)) return "tools: Input should be a valid list";
+    for (const [i, t] of (b.tools as Body[]).entries()) {
+      if (typeof t?.name !== "string") return `tools.${i}.name: Field required`;
+      // Server tools (web_search ...) carry a type instead of an input_schema.
+      if (t.type === undefined && (typeof t.input_schema !== "object" || t.input_schema === null)) {
+        return `tools.${i}.input_schema: Field required`;
+      }
+    }
+  }
+  if (b.stream !== undefined && typeof b.stream !== "boolean") {
+    return "stream: Input should be a valid boolean";
+  }
+  if (version >= NO_SAMPLING_FROM) {
+    for (const field of ["temperature", "top_p", "top_k"]) {
+      if (b[field] !== undefined) return `${field}: Extra inputs are not permitted in version ${version}`;
+    }
+  }
+  return null;
+}
+
+function lastUserText(messages: Body[]): string {
+  const last = [...messages].reverse().find((m) => m.role === "user");
+  if (!last) return "";
+  if (typeof last.content === "string") return last.content;
+  return (last.content as Body[])
+    .filter((b) => b.type === "text")
+    .map((b) => b.text as string)
+    .join("\n");
+}
+
+export class AnthropicStandIn extends StandIn {
+  readonly name = "anthropic";
+  #script: ScriptedReply[] = [];
+
+  /** Queues replies, given to the next requests in order. */
+  reply(...replies: ScriptedReply[]): this {
+    this.#script.push(...replies);
+    return this;
+  }
+
+  get pendingReplies(): number {
+    return this.#script.length;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.#script = [];
+  }
+
+  errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
+    const request_id = randomId("req_");
+    const body = {
+      type: "error",
+      error: {
+        type: ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"),
+        message,
+      },
+      request_id,
+    };
+    return Response.json(body, { status, headers: { "request-id": request_id, ...headers } });
+  }
+
+  protected route(req: StandInRequest): Response {
+    const endpoint = req.path.replace(/\/+$/, "");
+    if (endpoint !== "/v1/messages" && endpoint !== "/v1/messages/count_tokens") {
+      return this.errorResponse(404, `Not found: ${req.method} ${req.path}`);
+    }
+    if (req.method !== "POST") return this.errorResponse(405, `Method ${req.method} not allowed`);
+    const auth = req.headers.get("x-api-key") ??
+      /^Bearer\s+(\S+)/i.exec(req.headers.get("authorization") ?? "")?.[1];
+    if (!auth) return this.errorResponse(401, "x-api-key header is required");
+    const version = req.headers.get("anthropic-version");
+    if (!version) return this.errorResponse(400, "anthropic-version: header is required");
+    const body = req.json();
+    const counting = endpoint.endsWith("/count_tokens");
+    const problem = body === undefined
+      ? "There was an error parsing the body as JSON"
+      : validateMessagesRequest(body, version, counting);
+    if (problem) return this.errorResponse(400, problem);
+    const b = body as Body;
+    if (counting) return Response.json({ input_tokens: inputTokens(b) });
+
+    const message = this.#answer(b);
+    const headers = { "request-id": randomId("req_") };
+    return b.stream ? sseResponse(streamEvents(message), headers) : Response.json(message, { headers });
+  }
+
+  #answer(b: Body): Message {
+    const scripted = this.#script.shift() ??
+      `This is the local Anthropic sandbox replying to: "${
+        lastUserText(b.messages as Body[]).slice(0, 200)
+      }"`;
+    const reply = typeof scripted === "string" ? { text: scripted } : scripted;
+    const blocks: ContentBlock[] = [];
+    if (reply.text !== undefined) blocks.push({ type: "text", text: reply.text });
+    for (const call of reply.toolUse ?? []) {
+      blocks.push({
+        type: "tool_use",
+        id: call.id ?? randomId("toolu_"),
+        name: call.name,
+        input: call.input,
+      });
+    }
+    const done = finishReply(
+      blocks,
+      {
+        maxTokens: b.max_tokens as number,
+        stopSequences: Array.isArray(b.stop_sequences) ? (b.stop_sequences as string[]) : [],
+      },
+      reply.stopReason,
+    );
+    return {
+      id: randomId("msg_"),
+      type: "message",
+      role: "assistant",
+      model: b.model as string,
+      content: done.content,
+      stop_reason: done.stop_reason,
+      stop_sequence: done.stop_sequence,
+      usage: {
+        input_tokens: inputTokens(b),
+        output_tokens: done.outputTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        service_tier: "standard",
+      },
+    };
+  }
+}
