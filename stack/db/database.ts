@@ -61,7 +61,9 @@ export interface RequestContext {
  */
 export function requestContextQuery(ctx: RequestContext): { sql: string; params: string[] } {
   const schema = ctx.schema ?? "public";
-  const searchPath = schema === "public" ? "public, extensions" : `"${schema.replaceAll('"', '""')}", public, extensions`;
+  const searchPath = schema === "public"
+    ? "public, extensions"
+    : `"${schema.replaceAll('"', '""')}", public, extensions`;
   const settings: [string, string][] = [
     ["search_path", searchPath],
     ["role", ctx.role],

@@ -321,13 +321,16 @@ platformTest("functions are pointed at the sandbox through their environment", a
   assert.equal(p.env.ANTHROPIC_BASE_URL, p.sandbox!.get("anthropic").baseUrl);
   assert.equal(p.env.ANTHROPIC_API_KEY, entry?.def.placeholderKey);
   // What a function does: read its environment through packages/shared/env.ts.
-  const msg = await runWithEnv(p.env, () =>
-    new Anthropic({ maxRetries: 0, baseURL: env("ANTHROPIC_BASE_URL"), apiKey: env("ANTHROPIC_API_KEY") })
-      .messages.create({
-        model: MODEL,
-        max_tokens: 30,
-        messages: [{ role: "user", content: "who are you?" }],
-      }));
+  const msg = await runWithEnv(
+    p.env,
+    () =>
+      new Anthropic({ maxRetries: 0, baseURL: env("ANTHROPIC_BASE_URL"), apiKey: env("ANTHROPIC_API_KEY") })
+        .messages.create({
+          model: MODEL,
+          max_tokens: 30,
+          messages: [{ role: "user", content: "who are you?" }],
+        }),
+  );
   assert.match(
     (msg.content[0] as { text: string }).text,
     /local Anthropic sandbox replying to: "who are you\?"/,
