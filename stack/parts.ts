@@ -8,6 +8,8 @@ import { storagePart } from "./storage/part.ts";
 import { sandboxPart } from "./sandbox/part.ts";
 import { netPart } from "./net/worker.ts";
 import { cronPart } from "./cron/worker.ts";
+import { restPart } from "./rest/part.ts";
+import { aiBackendPart } from "../services/ai-backend/platform_part.ts";
 
 export const PARTS: PlatformPart[] = [
   // First, so that parts started after it read the sandbox's provider base URLs and keys.
@@ -17,4 +19,6 @@ export const PARTS: PlatformPart[] = [
   netPart,
   cronPart,
   storagePart,
+  restPart,
+  aiBackendPart,
 ];

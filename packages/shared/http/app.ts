@@ -10,7 +10,8 @@ import { errorHandler, HttpError } from "./errors.ts";
 import { authContext, type AuthEnv } from "../auth/context.ts";
 
 export function createFunctionApp(name: string): Hono<AuthEnv> {
-  const app = new Hono<AuthEnv>().basePath(`/${name}`);
+  // strict: false, so that `/crm-contacts-api/` and `/crm-contacts-api` are the same route.
+  const app = new Hono<AuthEnv>({ strict: false }).basePath(`/${name}`);
   app.use("*", cors());
   app.use("*", async (c, next) => {
     const id = c.req.header("x-request-id") ?? crypto.randomUUID();

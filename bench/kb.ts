@@ -1,0 +1,134 @@
+/**
+ * Knowledge-base benchmark: `deno run -A bench/kb.ts [documents]` (default 1,000).
+ *
+ * Starts an ephemeral local platform, creates a workspace with the Pricing category, then:
+ *   - ingest: writes `documents` price documents (price lists, discount rules, promotions) with
+ *     4 concurrent writers through the AI backend (chunk + local embeddings + one RPC each) and
+ *     reports documents per second and chunks stored;
+ *   - quick pick: search_knowledge_base with category_slug pricing (embed the query + hybrid SQL
+ *     over HNSW and GIN), sequential, and reports p50/p99 latency; also through the ai-gateway
+ *     edge function (auth, billing, proxy) to show the gateway's share.
+ * The embedding provider is the local one, so the figures measure this system, not a network.
+ */
+import { startPlatform } from "../stack/platform.ts";
+import { aiBackendOf } from "../services/ai-backend/platform_part.ts";
+import { createUser, createWorkspace } from "../tests/helpers/platform.ts";
+import { sqlAs } from "../tests/helpers/sql.ts";
+import { fmtLoad, load } from "./lib.ts";
+
+const DOCS = Math.min(Math.max(Number(Deno.args[0] ?? 1000) || 1000, 10), 20_000);
+const MANUFACTURERS = ["Mapei", "Kerakoll", "Marazzi", "Porcelanosa", "Ardex", "Schlüter", "Sika", "Weber"];
+const PRODUCTS = ["adhesive", "grout", "primer", "tiles", "membrane", "profile", "sealant", "screed"];
+
+function priceDoc(i: number): { title: string; type: string; content: string } {
+  const m = MANUFACTURERS[i % MANUFACTURERS.length];
+  const kind = i % 10;
+  if (kind < 7) {
+    const rows = Array.from({ length: 12 }, (_, r) => {
+      const p = PRODUCTS[(i + r) % PRODUCTS.length];
+      return `| ${m.slice(0, 2).toUpperCase()}-${i}-${r} | ${m} ${p} line ${r} | piece | ${
+        (10 + ((i * 7 + r) % 90)).toFixed(2)
+      } |`;
+    });
+    return {
+      title: `${m} price list ${i}`,
+      type: "price_list",
+      content: `# ${m} price list ${i}\nManufacturer: ${m}\nAll prices in EUR, valid from 2026-01-01\n\n` +
+        `| SKU | Product | Unit | Price |\n|---|---|---|---|\n${rows.join("\n")}\n`,
+    };
+  }
+  if (kind < 9) {
+    return {
+      title: `${m} discount ${i}`,
+      type: "discount_rule",
+      content: `# ${m} dealer terms ${i}\n- All ${m} products ${5 + (i % 20)}% off for dealers`,
+    };
+  }
+  return {
+    title: `${m} promotion ${i}`,
+    type: "promotion",
+    content: `# ${m} promotion ${i}\nPromo ${5 + (i % 15)}% off ${m} ${PRODUCTS[i % PRODUCTS.length]}, ` +
+      `valid 2026-03-01 to 2026-04-30`,
+  };
+}
+
+const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true, bcryptCost: 4 });
+try {
+  const owner = await createUser(platform, "bench-kb");
+  const ws = await createWorkspace(platform, owner.id);
+  await sqlAs(platform, { role: "service_role" }, `select public.grant_credits($1, 1000000)`, [owner.id]);
+  const backend = aiBackendOf(platform).url;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${backend}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const category =
+    (await post("/api/kb/categories", { workspace_id: ws, name: "Pricing", slug: "pricing" })).category.id;
+
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (next < DOCS) {
+      const d = priceDoc(next++);
+      await post("/api/kb/documents", {
+        workspace_id: ws,
+        title: d.title,
+        category_id: category,
+        price_doc_type: d.type,
+        content: d.content,
+      });
+    }
+  }));
+  const seconds = (performance.now() - t0) / 1000;
+  const chunks =
+    (await platform.db.query<{ n: number }>(`select count(*)::int as n from public.kb_doc_chunks`)).rows[0].n;
+  console.log(
+    `ingest ${DOCS} price documents (4 writers)`.padEnd(44) +
+      ` ${seconds.toFixed(1)} s  ${(DOCS / seconds).toFixed(1)} docs/s  ${chunks} chunks`,
+  );
+
+  const queries = [
+    "Mapei adhesive line 3",
+    "Kerakoll grout price",
+    "Marazzi tiles promotion",
+    "Sika sealant discount",
+  ];
+  let q = 0;
+  const direct = await load(async () => {
+    const r = await post("/api/rag/search/knowledge-base", {
+      workspace_id: ws,
+      query: queries[q++ % queries.length],
+      category_slug: "pricing",
+      top_k: 8,
+    });
+    return r.results.length > 0;
+  }, { requests: 300, concurrency: 1, warmup: 20 });
+  console.log(fmtLoad("quick pick, AI backend (1 client)", direct));
+
+  const viaGateway = await load(async () => {
+    const res = await fetch(`${platform.url}/functions/v1/ai-gateway`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        action: "search_knowledge_base",
+        payload: {
+          workspace_id: ws,
+          query: queries[q++ % queries.length],
+          category_slug: "pricing",
+          top_k: 8,
+        },
+      }),
+    });
+    const body = await res.json();
+    return res.status === 200 && body.data.results.length > 0;
+  }, { requests: 200, concurrency: 1, warmup: 20 });
+  console.log(fmtLoad("quick pick, via ai-gateway + billing (1 client)", viaGateway));
+} finally {
+  await platform.stop();
+}

@@ -1,0 +1,72 @@
+/**
+ * Turns a supabase-js (PostgREST) failure into the functions' one error type, so a constraint
+ * the database enforces reaches the client as the 4xx it is, and only a real fault is a 500.
+ */
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { HttpError } from "../http/errors.ts";
+
+export interface DbError {
+  code?: string;
+  message: string;
+  details?: string | null;
+  hint?: string | null;
+}
+
+export interface DbResult<T> {
+  data: T | null;
+  error: DbError | null;
+  status?: number;
+  count?: number | null;
+}
+
+/** The HttpError a PostgREST error stands for; `what` names the resource in 404/409 messages. */
+export function dbError(error: DbError, status = 0, what = "Resource"): HttpError {
+  const details = { code: error.code, details: error.details ?? null, hint: error.hint ?? null };
+  switch (error.code) {
+    case "PGRST116":
+      return HttpError.notFound(`${what} not found`);
+    case "23505":
+      return HttpError.conflict(`${what} already exists: ${error.details ?? error.message}`, details);
+    case "23503":
+      return HttpError.conflict(
+        `${what} refers to a row that does not exist or is still referenced`,
+        details,
+      );
+    case "23502":
+    case "23514":
+    case "22P02":
+    case "22003":
+    case "22001":
+    case "22007":
+    case "22008":
+      return new HttpError(400, "invalid_value", error.message, details);
+    case "42501":
+      return HttpError.forbidden(error.message);
+  }
+  if (status >= 400 && status < 500) {
+    // PostgREST's own request errors (PGRST1xx) and mapped SQLSTATEs (PTxyz) keep their status.
+    return new HttpError(status as ContentfulStatusCode, "db_request_failed", error.message, details);
+  }
+  return new HttpError(500, "db_error", "The database request failed");
+}
+
+/** The rows of a successful call; throws the mapped HttpError otherwise. */
+export function rows<T>(r: DbResult<T>, what?: string): T {
+  if (r.error) throw failure(r, what);
+  return r.data as T;
+}
+
+/** One row or a 404 (for maybeSingle() results and empty representations). */
+export function one<T>(r: DbResult<T | T[]>, what = "Resource"): T {
+  if (r.error) throw failure(r, what);
+  const v = Array.isArray(r.data) ? r.data[0] : r.data;
+  if (v === null || v === undefined) throw HttpError.notFound(`${what} not found`);
+  return v as T;
+}
+
+function failure(r: DbResult<unknown>, what?: string): HttpError {
+  const e = dbError(r.error!, r.status ?? 0, what);
+  // A 500 here is a fault worth seeing in the function logs; 4xx are the caller's input.
+  if (e.status >= 500) console.error("database request failed", r.status, r.error);
+  return e;
+}

@@ -1,0 +1,37 @@
+/**
+ * What the AI backend needs to run: where the platform is (its REST, auth and storage APIs),
+ * the keys, and the embedding provider. The local platform passes its own values; production
+ * (main.ts) reads them from the environment.
+ */
+import { type EmbeddingProvider, embeddingsFromEnv } from "@shared/embeddings/mod.ts";
+
+export interface BackendConfig {
+  /** The Supabase project URL (serves /rest/v1, /auth/v1, /storage/v1). */
+  supabaseUrl: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  /** Verifies user JWTs locally; without it, tokens are checked against /auth/v1/user. */
+  jwtSecret?: string;
+  embeddings: EmbeddingProvider;
+  /** Largest PDF accepted by kb_create_from_pdf, in bytes. */
+  maxPdfBytes?: number;
+  /** Largest file accepted by upload-async, in bytes (the bucket's own limit also applies). */
+  maxUploadBytes?: number;
+}
+
+export function configFromEnv(
+  get: (n: string) => string | undefined = (n) => Deno.env.get(n),
+): BackendConfig {
+  const need = (n: string) => {
+    const v = get(n);
+    if (!v) throw new Error(`${n} is not configured`);
+    return v;
+  };
+  return {
+    supabaseUrl: need("SUPABASE_URL"),
+    anonKey: need("SUPABASE_ANON_KEY"),
+    serviceRoleKey: need("SUPABASE_SERVICE_ROLE_KEY"),
+    jwtSecret: get("JWT_SECRET") || undefined,
+    embeddings: embeddingsFromEnv(get),
+  };
+}

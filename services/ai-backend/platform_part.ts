@@ -1,0 +1,73 @@
+/**
+ * The AI backend as a part of the local platform (stack/parts.ts): served in-process on
+ * DEFAULT_AI_BACKEND_PORT (a free port when the platform itself runs on one, as in tests), with
+ * the platform's URL and keys, and announced to edge functions through AI_BACKEND_URL in the
+ * platform's function environment (platform.env, scoped to each call; the process environment
+ * is never written, since one process may run several platforms).
+ *
+ * In-memory platforms (tests) always embed with the local provider, whatever keys the shell
+ * has, so tests never reach a paid API; a persisted platform (`deno task start`) uses
+ * EMBEDDINGS_* when set.
+ */
+import { DEFAULT_AI_BACKEND_PORT } from "../../stack/config.ts";
+import type { Platform, PlatformPart } from "../../stack/platform.ts";
+import { embeddingsFromEnv, LocalHashEmbeddings } from "@shared/embeddings/mod.ts";
+import { createAiBackendApp } from "./app.ts";
+
+export interface RunningBackend {
+  url: string;
+  app: ReturnType<typeof createAiBackendApp>;
+}
+
+const running = new WeakMap<Platform, RunningBackend>();
+
+/** The backend a platform started (tests call it directly). */
+export function aiBackendOf(p: Platform): RunningBackend {
+  const b = running.get(p);
+  if (!b) throw new Error("the ai-backend part has not started on this platform");
+  return b;
+}
+
+function port(p: Platform): number {
+  const fromEnv = Deno.env.get("SUPABASE_LOCAL_AI_BACKEND_PORT");
+  if (fromEnv !== undefined) {
+    const n = Number(fromEnv);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) {
+      throw new Error(`invalid SUPABASE_LOCAL_AI_BACKEND_PORT: ${fromEnv}`);
+    }
+    return n;
+  }
+  return p.config.apiPort === 0 ? 0 : DEFAULT_AI_BACKEND_PORT;
+}
+
+export const aiBackendPart: PlatformPart = {
+  name: "ai-backend",
+  start(p) {
+    const app = createAiBackendApp({
+      supabaseUrl: p.url,
+      anonKey: p.config.anonKey,
+      serviceRoleKey: p.config.serviceRoleKey,
+      jwtSecret: p.config.jwtSecret,
+      embeddings: p.config.dataDir === null
+        ? new LocalHashEmbeddings()
+        : embeddingsFromEnv((n) => p.env[n] ?? Deno.env.get(n)),
+    });
+    const abort = new AbortController();
+    const server = Deno.serve(
+      { hostname: p.config.hostname, port: port(p), signal: abort.signal, onListen: () => {} },
+      app.fetch,
+    );
+    const url = `http://${p.config.hostname}:${server.addr.port}`;
+    p.env.AI_BACKEND_URL = url;
+    running.set(p, { url, app });
+    p.extraUrls["AI backend"] = url;
+    p.extraUrls["AI backend docs"] = `${url}/docs`;
+    return Promise.resolve({
+      async stop() {
+        running.delete(p);
+        abort.abort();
+        await server.finished;
+      },
+    });
+  },
+};

@@ -1,0 +1,169 @@
+/**
+ * KB documents: create (upsert by workspace, title, category), get, update (re-embeds only when
+ * the content changed), delete, and create from a PDF. Writes run as the caller (RLS), after
+ * the Pricing gate: pricing documents and admin-level categories are for owners and admins.
+ */
+import { createRoute } from "@hono/zod-openapi";
+import { HttpError } from "@shared/http/errors.ts";
+import { documentCreateSchema, documentFromPdfSchema, documentUpdateSchema } from "@shared/kb/schemas.ts";
+import { checkPriceDocument } from "@shared/kb/pricing.ts";
+import { db, requireWorkspaceRole, WRITER_ROLES } from "../context.ts";
+import { dbError, must } from "../db_errors.ts";
+import { authorizeDocumentWrite, invisibleDocument } from "../kb/access.ts";
+import { type KbDocument, updateDocument, upsertDocument } from "../kb/store.ts";
+import { decodeBase64, pdfText } from "../kb/pdf.ts";
+import { errorResponses, idParam, jsonBody, okJson, router } from "../openapi_util.ts";
+
+const tags = ["Knowledge base"];
+
+/** A price document must be readable by the pricing engine (a promotion needs its date range). */
+function checkPricing(priceDocType: string | null | undefined, content: string): string[] {
+  if (!priceDocType) return [];
+  const r = checkPriceDocument(priceDocType, content);
+  if (!r.ok) {
+    throw HttpError.badRequest(
+      `content is not a valid ${priceDocType}: ${r.errors.join("; ")}`,
+      r.errors.map((message) => ({ path: ["content"], message })),
+    );
+  }
+  return r.warnings;
+}
+
+export function kbDocumentRoutes() {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/kb/documents",
+      tags,
+      summary: "Create a KB document, or update it in place by (workspace_id, title, category_id)",
+      request: jsonBody(documentCreateSchema),
+      responses: {
+        ...okJson("The document; re_embedded tells whether chunks were (re)built"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      await authorizeDocumentWrite(c, body.workspace_id, body.category_id, body.price_doc_type);
+      const warnings = checkPricing(body.price_doc_type, body.content);
+      const r = await upsertDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, {
+        ...body,
+        category_id: body.category_id ?? null,
+        source: "api",
+      });
+      return c.json({ ...r, warnings }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/kb/documents/from-pdf",
+      tags,
+      summary: "Create a KB document from a PDF (text extracted with a PDF library)",
+      request: jsonBody(documentFromPdfSchema),
+      responses: { ...okJson("The document and the number of pages read"), ...errorResponses },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      await authorizeDocumentWrite(c, body.workspace_id, body.category_id, body.price_doc_type);
+      const pdf = await pdfText(decodeBase64(body.pdf_base64, c.get("cfg").maxPdfBytes ?? 20 * 1024 * 1024));
+      const title = body.title ?? pdf.title ?? body.filename?.replace(/\.pdf$/i, "") ?? null;
+      if (!title) {
+        throw HttpError.badRequest("title is required when the PDF has no title and no filename is given");
+      }
+      const warnings = checkPricing(body.price_doc_type, pdf.text);
+      const r = await upsertDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, {
+        workspace_id: body.workspace_id,
+        title,
+        category_id: body.category_id ?? null,
+        content: pdf.text,
+        status: body.status,
+        price_doc_type: body.price_doc_type,
+        source: "pdf",
+        metadata: { ...body.metadata, pdf: { filename: body.filename ?? null, pages: pdf.pages } },
+      });
+      return c.json({ ...r, pages: pdf.pages, warnings }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/kb/documents/{doc_id}",
+      tags,
+      summary: "Get a KB document",
+      request: { params: idParam("doc_id") },
+      responses: { ...okJson("The document"), ...errorResponses },
+    }),
+    async (c) => {
+      const { doc_id } = c.req.valid("param");
+      const doc = must(
+        await db(c).from("kb_docs").select("*").eq("id", doc_id).maybeSingle(),
+        "Reading the document",
+      );
+      if (!doc) throw await invisibleDocument(c, doc_id);
+      return c.json({ document: doc }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/api/kb/documents/{doc_id}",
+      tags,
+      summary: "Update a KB document; chunks are re-embedded only when the content changed",
+      request: { params: idParam("doc_id"), ...jsonBody(documentUpdateSchema) },
+      responses: {
+        ...okJson("The document; re_embedded tells whether chunks were rebuilt"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { doc_id } = c.req.valid("param");
+      const patch = c.req.valid("json");
+      const current = must(
+        await db(c).from("kb_docs").select(
+          "id, workspace_id, category_id, content, content_hash, price_doc_type",
+        )
+          .eq("id", doc_id).maybeSingle(),
+        "Reading the document",
+      ) as KbDocument | null;
+      if (!current) throw await invisibleDocument(c, doc_id);
+      const categoryId = patch.category_id !== undefined ? patch.category_id : current.category_id;
+      const priceDocType = patch.price_doc_type !== undefined ? patch.price_doc_type : current.price_doc_type;
+      await authorizeDocumentWrite(c, current.workspace_id, categoryId, priceDocType);
+      const warnings = checkPricing(priceDocType, patch.content ?? current.content);
+      const r = await updateDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, current, patch);
+      return c.json({ ...r, warnings }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/kb/documents/{doc_id}",
+      tags,
+      summary: "Delete a KB document with its chunks and attachments",
+      request: { params: idParam("doc_id") },
+      responses: { ...okJson("{deleted: true, id}"), ...errorResponses },
+    }),
+    async (c) => {
+      const { doc_id } = c.req.valid("param");
+      const current = must(
+        await db(c).from("kb_docs").select("id, workspace_id").eq("id", doc_id).maybeSingle(),
+        "Reading the document",
+      ) as { id: string; workspace_id: string } | null;
+      if (!current) throw await invisibleDocument(c, doc_id);
+      await requireWorkspaceRole(c, current.workspace_id, WRITER_ROLES, "Deleting KB documents");
+      const { data, error } = await db(c).from("kb_docs").delete().eq("id", doc_id).select("id");
+      if (error) throw dbError(error, "Deleting the document");
+      if (!data?.length) throw HttpError.forbidden("Not allowed to delete this document");
+      return c.json({ deleted: true, id: doc_id }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,61 @@
+/**
+ * The gateway's backend groups that later parts of the platform build (RAG pipeline, images,
+ * admin jobs, prompts, scraping, AI services, direct LLM, search suggestions, CLIP embeddings).
+ * Every one of their paths exists, authenticates and authorises like a real route, and answers
+ * 501 with the reason - never a made-up result.
+ */
+import { createRoute } from "@hono/zod-openapi";
+import { type ActionGroup, GATEWAY_ACTIONS } from "@shared/billing/actions.ts";
+import { pathParams } from "@shared/billing/request.ts";
+import { z } from "zod";
+import { requirePlatformAdmin } from "../context.ts";
+import { errorResponses, router } from "../openapi_util.ts";
+
+const WHY: Partial<Record<ActionGroup, string>> = {
+  rag: "the RAG document-processing pipeline is not built yet",
+  admin: "admin job control is not built yet (it arrives with the RAG document-processing pipeline)",
+  admin_prompts: "prompt management is not built yet (it arrives with the AI services)",
+  scraping: "scraping-session processing is not built yet",
+  images: "image analysis and visual search (vision and CLIP models) are not built yet",
+  embeddings: "CLIP image/text embeddings need a CLIP model, which is not configured in this backend",
+  ai_services: "the AI classification and validation services are not built yet",
+  direct_llm: "direct LLM actions are not built yet",
+  search: "search suggestions and analytics are not built yet",
+};
+
+/** Actions served for real by the other routers (their paths must not be shadowed here). */
+export const BUILT_ACTIONS = new Set([
+  ...Object.entries(GATEWAY_ACTIONS).filter(([, s]) =>
+    s.group === "kb" || s.group === "monitoring" || s.group === "docs"
+  )
+    .map(([name]) => name),
+  "rag_get_job",
+  "rag_list_jobs",
+  "embeddings_health",
+]);
+
+export function unbuiltRoutes() {
+  const app = router();
+  for (const [action, spec] of Object.entries(GATEWAY_ACTIONS)) {
+    if (BUILT_ACTIONS.has(action)) continue;
+    const why = WHY[spec.group] ?? "this part of the AI backend is not built yet";
+    const params = pathParams(spec.path);
+    app.openapi(
+      createRoute({
+        method: spec.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete",
+        path: spec.path,
+        tags: [`Not built yet: ${spec.group}`],
+        summary: `${action}: answers 501 (${why})`,
+        request: params.length
+          ? { params: z.object(Object.fromEntries(params.map((p) => [p, z.string()]))) }
+          : {},
+        responses: { 501: { description: why }, ...errorResponses },
+      }),
+      async (c) => {
+        if (spec.access === "platform_admin") await requirePlatformAdmin(c);
+        return c.json({ error: `${action} is not available: ${why}.`, code: "not_implemented", action }, 501);
+      },
+    );
+  }
+  return app;
+}
