@@ -11,6 +11,7 @@ import { db, requireWorkspaceRole, WRITER_ROLES } from "../context.ts";
 import { dbError, must } from "../db_errors.ts";
 import { authorizeDocumentWrite, invisibleDocument } from "../kb/access.ts";
 import { type KbDocument, updateDocument, upsertDocument } from "../kb/store.ts";
+import { storePriceEntries } from "@shared/pricing/store.ts";
 import { decodeBase64, pdfText } from "../kb/pdf.ts";
 import { errorResponses, idParam, jsonBody, okJson, router } from "../openapi_util.ts";
 
@@ -53,6 +54,7 @@ export function kbDocumentRoutes() {
         category_id: body.category_id ?? null,
         source: "api",
       });
+      await storePriceEntries(db(c), r.document);
       return c.json({ ...r, warnings }, 200);
     },
   );
@@ -85,6 +87,7 @@ export function kbDocumentRoutes() {
         source: "pdf",
         metadata: { ...body.metadata, pdf: { filename: body.filename ?? null, pages: pdf.pages } },
       });
+      await storePriceEntries(db(c), r.document);
       return c.json({ ...r, pages: pdf.pages, warnings }, 200);
     },
   );
@@ -137,6 +140,7 @@ export function kbDocumentRoutes() {
       await authorizeDocumentWrite(c, current.workspace_id, categoryId, priceDocType);
       const warnings = checkPricing(priceDocType, patch.content ?? current.content);
       const r = await updateDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, current, patch);
+      await storePriceEntries(db(c), r.document);
       return c.json({ ...r, warnings }, 200);
     },
   );

@@ -1,0 +1,35 @@
+/** zod schema of the agent-chat request (spec "Agent chat"). */
+import { z } from "zod";
+
+export const MAX_MESSAGES = 100;
+export const MAX_MESSAGE_CHARS = 32_000;
+
+export const ChatMessageSchema = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.string().max(MAX_MESSAGE_CHARS),
+});
+
+/** e.g. {source, product_id}; workspace_id picks the workspace the tools work in. */
+export const ChatContextSchema = z.looseObject({
+  workspace_id: z.uuid().optional(),
+  product_id: z.uuid().optional(),
+  source: z.string().max(200).optional(),
+});
+
+export const AgentChatRequestSchema = z.object({
+  messages: z.array(ChatMessageSchema).min(1).max(MAX_MESSAGES)
+    // zod runs refinements even after min(1) failed, hence the guards.
+    .refine((m) => m.length === 0 || m[m.length - 1].role === "user", "the last message must be the user's")
+    .refine(
+      (m) => m.length === 0 || m[m.length - 1].content.trim() !== "",
+      "the last message must not be empty",
+    ),
+  agentId: z.string().min(1).max(64).optional(),
+  // Checked one by one in images.ts (type, size, signature), for precise messages.
+  images: z.array(z.string()).optional(),
+  conversation_id: z.uuid().nullable().optional(),
+  context: ChatContextSchema.optional(),
+});
+
+export type AgentChatRequest = z.infer<typeof AgentChatRequestSchema>;
+export type ChatContext = z.infer<typeof ChatContextSchema>;

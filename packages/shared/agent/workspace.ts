@@ -1,0 +1,37 @@
+/**
+ * The workspace an agent-chat request works in (its tools' scope and the price_lookup gate):
+ *
+ * - context.workspace_id, when given, must be one of the caller's workspaces (from the
+ *   database, get_my_access), else 403 - the same answer whether or not it exists;
+ * - otherwise the caller's only workspace;
+ * - a caller with several workspaces and no context.workspace_id gets 400 (workspace_required):
+ *   guessing one would scope prices and documents to a workspace the user did not mean;
+ * - a caller with none chats without workspace tools.
+ */
+import type { Access } from "../auth/context.ts";
+import { HttpError } from "../http/errors.ts";
+import type { WorkspaceRoleName } from "./tools/registry.ts";
+
+export interface ChatWorkspace {
+  workspaceId: string | null;
+  role: WorkspaceRoleName | null;
+}
+
+export function resolveWorkspace(access: Access, requested: string | null | undefined): ChatWorkspace {
+  if (requested) {
+    const m = access.workspaces.find((w) => w.workspace_id === requested);
+    if (!m) throw HttpError.forbidden("context.workspace_id is not one of your workspaces");
+    return { workspaceId: m.workspace_id, role: m.role };
+  }
+  if (access.workspaces.length === 1) {
+    return { workspaceId: access.workspaces[0].workspace_id, role: access.workspaces[0].role };
+  }
+  if (access.workspaces.length > 1) {
+    throw new HttpError(
+      400,
+      "workspace_required",
+      "You belong to several workspaces: give context.workspace_id to choose the one to work in",
+    );
+  }
+  return { workspaceId: null, role: null };
+}
