@@ -7,50 +7,17 @@
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import type { AnthropicStandIn } from "../../stack/sandbox/providers/anthropic.ts";
-import { createUser, createWorkspace, type TestUser } from "../helpers/platform.ts";
-import { sqlAs } from "../helpers/sql.ts";
+import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 import { type AgentChunk, decodeChunks } from "../../packages/shared/agent/stream.ts";
 
 /** Parsed JSON of captured requests and rows, read field by field in assertions. */
 // deno-lint-ignore no-explicit-any
 export type Json = any;
 
-export interface Team {
-  owner: TestUser;
-  admin: TestUser;
-  member: TestUser;
-  viewer: TestUser;
-  outsider: TestUser;
-  ws: string;
-  otherWs: string;
-}
+export { balance, grant, type Team } from "../helpers/team.ts";
 
-export async function grant(p: Platform, userId: string, credits: number): Promise<void> {
-  await sqlAs(p, { role: "service_role" }, `select public.grant_credits($1, $2)`, [userId, credits]);
-}
-
-export async function balance(p: Platform, userId: string): Promise<number> {
-  const r = await p.db.query<{ balance: string }>(
-    `select balance from public.user_credits where user_id = $1`,
-    [
-      userId,
-    ],
-  );
-  return Number(r.rows[0].balance);
-}
-
-export async function createTeam(p: Platform, credits = 100): Promise<Team> {
-  const [owner, admin, member, viewer, outsider] = await Promise.all(
-    ["owner", "admin", "member", "viewer", "outsider"].map((r) => createUser(p, `agent-${r}`)),
-  );
-  const ws = await createWorkspace(p, owner.id, {
-    [admin.id]: "admin",
-    [member.id]: "member",
-    [viewer.id]: "viewer",
-  }, "Tiles & Co");
-  const otherWs = await createWorkspace(p, outsider.id, {}, "Other shop");
-  for (const u of [owner, admin, member, viewer, outsider]) await grant(p, u.id, credits);
-  return { owner, admin, member, viewer, outsider, ws, otherWs };
+export function createTeam(p: Platform, credits = 100): Promise<Team> {
+  return makeTeam(p, { prefix: "agent", credits, names: ["Tiles & Co", "Other shop"] });
 }
 
 /** The scripted LLM stand-in, emptied of earlier scripts and captures. */

@@ -4,45 +4,12 @@
  * to call the gateway and the backend as one of them.
  */
 import type { Platform } from "../../stack/platform.ts";
-import { createUser, createWorkspace, type TestUser } from "../helpers/platform.ts";
-import { sqlAs } from "../helpers/sql.ts";
+import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 
-export interface Team {
-  owner: TestUser;
-  admin: TestUser;
-  member: TestUser;
-  viewer: TestUser;
-  outsider: TestUser;
-  ws: string;
-  otherWs: string;
-}
+export { balance, grant, type Team } from "../helpers/team.ts";
 
-export async function createTeam(p: Platform, credits = 1000): Promise<Team> {
-  const [owner, admin, member, viewer, outsider] = await Promise.all(
-    ["owner", "admin", "member", "viewer", "outsider"].map((r) => createUser(p, `ai-${r}`)),
-  );
-  const ws = await createWorkspace(p, owner.id, {
-    [admin.id]: "admin",
-    [member.id]: "member",
-    [viewer.id]: "viewer",
-  });
-  const otherWs = await createWorkspace(p, outsider.id, {}, "Other");
-  for (const u of [owner, admin, member, viewer, outsider]) await grant(p, u.id, credits);
-  return { owner, admin, member, viewer, outsider, ws, otherWs };
-}
-
-export async function grant(p: Platform, userId: string, credits: number): Promise<void> {
-  if (credits > 0) {
-    await sqlAs(p, { role: "service_role" }, `select public.grant_credits($1, $2)`, [userId, credits]);
-  }
-}
-
-export async function balance(p: Platform, userId: string): Promise<number> {
-  const r = await p.db.query<{ balance: string }>(
-    `select balance from public.user_credits where user_id = $1`,
-    [userId],
-  );
-  return Number(r.rows[0].balance);
+export function createTeam(p: Platform, credits = 1000): Promise<Team> {
+  return makeTeam(p, { prefix: "ai", credits });
 }
 
 export interface GatewayAnswer {

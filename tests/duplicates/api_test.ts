@@ -61,10 +61,10 @@ platformTest(
   "detect: the product's duplicates with the spec's scores; none without factory metadata",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1, source2, other } = await createCatalogue(p, team.workspaceId);
+    const { target, source1, source2, other } = await createCatalogue(p, team.ws);
     const token = team.viewer.accessToken;
 
-    const r = await post(p, token, "detect", { product_id: source1, workspace_id: team.workspaceId });
+    const r = await post(p, token, "detect", { product_id: source1, workspace_id: team.ws });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.factory, "acme");
     assert.equal(r.body.similarity_threshold, 0.6);
@@ -81,14 +81,14 @@ platformTest(
     assert.deepEqual(scores, [...scores].sort((a: number, b: number) => b - a));
     const lower = await post(p, token, "detect", {
       product_id: target,
-      workspace_id: team.workspaceId,
+      workspace_id: team.ws,
       similarity_threshold: 0,
     });
     assert.equal(lower.status, 200);
     assert.ok(!lower.body.matches.some((m: { product_id: string }) => m.product_id === other));
 
-    const plain = await insertProduct(p, team.workspaceId, { name: "Oak Floor Plank" });
-    const none = await post(p, token, "detect", { product_id: plain, workspace_id: team.workspaceId });
+    const plain = await insertProduct(p, team.ws, { name: "Oak Floor Plank" });
+    const none = await post(p, token, "detect", { product_id: plain, workspace_id: team.ws });
     assert.equal(none.status, 200);
     assert.deepEqual(none.body.matches, []);
     assert.equal(none.body.factory, null);
@@ -97,18 +97,18 @@ platformTest(
 
 platformTest("detect refuses other workspaces, foreign products and bad input with 4xx", async (p) => {
   const team = await createTeam(p);
-  const { target } = await createCatalogue(p, team.workspaceId);
-  const foreign = await insertProduct(p, team.otherWorkspaceId, {
+  const { target } = await createCatalogue(p, team.ws);
+  const foreign = await insertProduct(p, team.otherWs, {
     name: "Oak",
     metadata: { factory: "Acme" },
   });
-  const ws = team.workspaceId;
+  const ws = team.ws;
   const cases: [string, string | null, Record<string, unknown>, number][] = [
     ["anonymous", null, { product_id: target, workspace_id: ws }, 401],
     ["outsider", team.outsider.accessToken, { product_id: target, workspace_id: ws }, 404],
     ["outsider naming their own workspace", team.outsider.accessToken, {
       product_id: target,
-      workspace_id: team.otherWorkspaceId,
+      workspace_id: team.otherWs,
     }, 404],
     [
       "a product of another workspace",
@@ -140,8 +140,8 @@ platformTest(
   "batch-detect stores every pair; re-running keeps statuses; cached filters and pages",
   async (p) => {
     const team = await createTeam(p);
-    await createCatalogue(p, team.workspaceId);
-    const ws = team.workspaceId;
+    await createCatalogue(p, team.ws);
+    const ws = team.ws;
     // The fixture's hand-written detections go; batch-detect writes its own.
     await p.db.query(`delete from public.duplicate_detection_cache where workspace_id = $1`, [ws]);
 
@@ -270,10 +270,10 @@ platformTest(
   "update-status: the four statuses only; the reviewer is the caller, never the body's user_id",
   async (p) => {
     const team = await createTeam(p);
-    await createCatalogue(p, team.workspaceId);
+    await createCatalogue(p, team.ws);
     const [cacheId] = (await p.db.query<{ id: string }>(
       `select id from public.duplicate_detection_cache where workspace_id = $1 limit 1`,
-      [team.workspaceId],
+      [team.ws],
     )).rows.map((r) => r.id);
     const set = (token: string, body: Record<string, unknown>) =>
       post(p, token, "update-status", { cache_id: cacheId, ...body });
@@ -295,8 +295,8 @@ platformTest(
   "merge and undo-merge over HTTP leave every row as before; merge-history lists them",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1, source2 } = await createCatalogue(p, team.workspaceId);
-    const ws = team.workspaceId;
+    const { target, source1, source2 } = await createCatalogue(p, team.ws);
+    const ws = team.ws;
     const before = await dumpRows(p);
 
     const m = await post(p, team.owner.accessToken, "merge", {
@@ -377,9 +377,9 @@ platformTest(
   "merge, undo and history refuse outsiders, members, foreign products and bad input; nothing changes",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1 } = await createCatalogue(p, team.workspaceId);
-    const ws = team.workspaceId;
-    const foreign = await insertProduct(p, team.otherWorkspaceId, {
+    const { target, source1 } = await createCatalogue(p, team.ws);
+    const ws = team.ws;
+    const foreign = await insertProduct(p, team.otherWs, {
       name: "Oak Floor Plank",
       metadata: { factory: "Acme" },
     });
@@ -390,7 +390,7 @@ platformTest(
       ["outsider", team.outsider.accessToken, body, 404],
       ["outsider naming their own workspace", team.outsider.accessToken, {
         ...body,
-        workspace_id: team.otherWorkspaceId,
+        workspace_id: team.otherWs,
       }, 404],
       ["member", team.member.accessToken, body, 403],
       ["viewer", team.viewer.accessToken, body, 403],

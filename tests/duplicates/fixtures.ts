@@ -6,7 +6,7 @@
  * product references and a no-self-relation check, and a table referencing a per-product row.
  */
 import type { Platform } from "../../stack/platform.ts";
-import { createUser, createWorkspace, type TestUser } from "../helpers/platform.ts";
+import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 
 const schemaReady = new WeakMap<Platform, Promise<void>>();
 
@@ -81,28 +81,10 @@ export async function dumpRows(p: Platform): Promise<Record<string, unknown[]>> 
   return out;
 }
 
-export interface Team {
-  owner: TestUser;
-  admin: TestUser;
-  member: TestUser;
-  viewer: TestUser;
-  /** Owner of another workspace, and of nothing here. */
-  outsider: TestUser;
-  workspaceId: string;
-  otherWorkspaceId: string;
-}
+export type { Team } from "../helpers/team.ts";
 
-export async function createTeam(p: Platform): Promise<Team> {
-  const [owner, admin, member, viewer, outsider] = await Promise.all(
-    ["dup-owner", "dup-admin", "dup-member", "dup-viewer", "dup-outsider"].map((n) => createUser(p, n)),
-  );
-  const workspaceId = await createWorkspace(p, owner.id, {
-    [admin.id]: "admin",
-    [member.id]: "member",
-    [viewer.id]: "viewer",
-  }, "Flooring");
-  const otherWorkspaceId = await createWorkspace(p, outsider.id, {}, "Elsewhere");
-  return { owner, admin, member, viewer, outsider, workspaceId, otherWorkspaceId };
+export function createTeam(p: Platform): Promise<Team> {
+  return makeTeam(p, { prefix: "dup", names: ["Flooring", "Elsewhere"] });
 }
 
 export interface ProductInput {

@@ -67,7 +67,7 @@ platformTest(
   "merge moves every relationship, merges fields, deletes the sources; undo restores every row exactly",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1, source2, other } = await createCatalogue(p, team.workspaceId);
+    const { target, source1, source2, other } = await createCatalogue(p, team.ws);
     const before = await dumpRows(p);
     const s1 = await product(p, source1);
 
@@ -111,13 +111,13 @@ platformTest(
     // Detections of the sources went with them; (T, X) stays.
     assert.equal(
       (await column(p, `select id as v from public.duplicate_detection_cache where workspace_id = $1`, [
-        team.workspaceId,
+        team.ws,
       ])).length,
       1,
     );
 
     // The history record, to the spec's fields.
-    assert.equal(h.workspace_id, team.workspaceId);
+    assert.equal(h.workspace_id, team.ws);
     assert.equal(h.merged_by, team.owner.id);
     assert.deepEqual(h.source_product_ids, [source1, source2]);
     assert.deepEqual(h.source_product_names, ["Oak Floor Plank 20mm", "Oak Floorplank"]);
@@ -158,7 +158,7 @@ platformTest(
   "other workspaces, members and viewers can neither merge nor undo; nothing changes",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1, source2 } = await createCatalogue(p, team.workspaceId);
+    const { target, source1, source2 } = await createCatalogue(p, team.ws);
     const before = await dumpRows(p);
 
     assert.equal(await sqlState(() => merge(p, user(team.outsider), target, [source1])), "PT404");
@@ -184,15 +184,15 @@ platformTest(
 
 platformTest("sources must be in the target's workspace, even for an owner of both", async (p) => {
   const team = await createTeam(p);
-  const { target } = await createCatalogue(p, team.workspaceId);
-  const foreign = await insertProduct(p, team.otherWorkspaceId, {
+  const { target } = await createCatalogue(p, team.ws);
+  const foreign = await insertProduct(p, team.otherWs, {
     name: "Oak Floor Plank",
     metadata: { factory: "Acme" },
   });
   await p.db.query(
     `insert into public.workspace_members (workspace_id, user_id, role) values ($1, $2, 'owner')`,
     [
-      team.otherWorkspaceId,
+      team.otherWs,
       team.owner.id,
     ],
   );
@@ -205,7 +205,7 @@ platformTest("sources must be in the target's workspace, even for an owner of bo
 
 platformTest("bad arguments are 22023 (HTTP 400)", async (p) => {
   const team = await createTeam(p);
-  const { target, source1 } = await createCatalogue(p, team.workspaceId);
+  const { target, source1 } = await createCatalogue(p, team.ws);
   const owner = user(team.owner);
   const cases: [string, () => Promise<unknown>][] = [
     ["no sources", () => merge(p, owner, target, [])],
@@ -225,7 +225,7 @@ platformTest(
   "a colliding row that other rows reference refuses the merge (PT409) and changes nothing",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1, source2 } = await createCatalogue(p, team.workspaceId);
+    const { target, source1, source2 } = await createCatalogue(p, team.ws);
     // S2's settings row collides with S1's once that moves; a note hangs on it.
     await p.db.query(
       `insert into public.test_setting_notes (setting_id, note)
@@ -242,7 +242,7 @@ platformTest(
   "undo reverts what the merge changed and keeps later edits; it refuses when a source id is back",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1, source2 } = await createCatalogue(p, team.workspaceId);
+    const { target, source1, source2 } = await createCatalogue(p, team.ws);
     const h = await merge(p, user(team.admin), target, [source1], "suggested", 0.88);
     assert.equal(h.similarity_score, 0.88);
     await p.db.query(`update public.products set name = 'Oak Plank (renamed)' where id = $1`, [target]);
@@ -256,7 +256,7 @@ platformTest(
     const h2 = await merge(p, user(team.owner), target, [source2]);
     await p.db.query(
       `insert into public.products (id, workspace_id, name) values ($1, $2, 'Squatter')`,
-      [source2, team.workspaceId],
+      [source2, team.ws],
     );
     assert.equal(await sqlState(() => undo(p, user(team.owner), h2.id)), "PT409");
   },
@@ -266,7 +266,7 @@ platformTest(
   "merge history: owners and admins read it; members, viewers and outsiders do not; nobody writes it",
   async (p) => {
     const team = await createTeam(p);
-    const { target, source1 } = await createCatalogue(p, team.workspaceId);
+    const { target, source1 } = await createCatalogue(p, team.ws);
     const h = await merge(p, user(team.owner), target, [source1]);
     const seen = async (who: { id: string }) =>
       (await sqlAs<{ id: string }>(
@@ -294,10 +294,10 @@ platformTest(
   "detections: members read and store them, viewers only read, outsiders see nothing",
   async (p) => {
     const team = await createTeam(p);
-    await createCatalogue(p, team.workspaceId);
-    const a = await insertProduct(p, team.workspaceId, { name: "Tile A", metadata: { factory: "Acme" } });
-    const b = await insertProduct(p, team.workspaceId, { name: "Tile B", metadata: { factory: "Acme" } });
-    const foreign = await insertProduct(p, team.otherWorkspaceId, { name: "Tile C" });
+    await createCatalogue(p, team.ws);
+    const a = await insertProduct(p, team.ws, { name: "Tile A", metadata: { factory: "Acme" } });
+    const b = await insertProduct(p, team.ws, { name: "Tile B", metadata: { factory: "Acme" } });
+    const foreign = await insertProduct(p, team.otherWs, { name: "Tile C" });
     const [first, second] = [a, b].sort();
     const insert = (who: As, p1: string, p2: string, extra = "") =>
       sqlAs(
@@ -307,7 +307,7 @@ platformTest(
          overall_similarity_score, name_similarity, description_similarity, metadata_similarity,
          confidence_level${extra ? ", status" : ""})
        values ($1, $2, $3, 0.8, 0.9, 0.7, 0.6, 'medium'${extra ? `, '${extra}'` : ""})`,
-        [team.workspaceId, p1, p2],
+        [team.ws, p1, p2],
       );
     assert.equal(await sqlState(() => insert(user(team.viewer), first, second)), "42501");
     assert.equal(await sqlState(() => insert(user(team.outsider), first, second)), "42501");
@@ -327,7 +327,7 @@ platformTest(
 
     const count = async (who: As) =>
       (await sqlAs(p, who, `select id from public.duplicate_detection_cache where workspace_id = $1`, [
-        team.workspaceId,
+        team.ws,
       ])).length;
     // The catalogue's three and the member's one.
     assert.equal(await count(user(team.viewer)), 4);
@@ -341,7 +341,7 @@ platformTest(
   "update_duplicate_status: reviewers are stamped from the session; viewers and outsiders are refused",
   async (p) => {
     const team = await createTeam(p);
-    const { target, other } = await createCatalogue(p, team.workspaceId);
+    const { target, other } = await createCatalogue(p, team.ws);
     const [cache] = await column(
       p,
       `select id as v from public.duplicate_detection_cache where product_id_1 = least($1::uuid, $2::uuid)
