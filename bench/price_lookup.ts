@@ -26,6 +26,7 @@ import {
   storePriceEntries,
 } from "../packages/shared/pricing/store.ts";
 import { percentile } from "./lib.ts";
+import { seededRandom } from "../tests/helpers/random.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -38,14 +39,7 @@ const { values } = parseArgs({
 const LOOKUPS = Number(values.lookups);
 const DOCS = Number(values.docs);
 
-let state = Number(values.seed) >>> 0;
-const rnd = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rnd = seededRandom(Number(values.seed));
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 

@@ -13,21 +13,12 @@ import {
   type PriceDocumentInput,
   type PriceLookupInput,
 } from "../packages/shared/pricing/mod.ts";
+import { seededRandom } from "../tests/helpers/random.ts";
 
 const LOOKUPS = Number(Deno.args[0] ?? 5000);
 const SEED = Number(Deno.args[1] ?? 7);
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rnd = mulberry32(SEED);
+const rnd = seededRandom(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 

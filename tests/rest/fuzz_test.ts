@@ -8,20 +8,10 @@ import assert from "node:assert/strict";
 import { PgrstError } from "../../stack/rest/errors.ts";
 import { parseLogic, parseOpExpr, parseOrder, parseSelect, parseTreePath } from "../../stack/rest/grammar.ts";
 import { rest, restTest } from "./helpers.ts";
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../helpers/random.ts";
 
 const SEED = Number(Deno.env.get("REST_FUZZ_SEED") ?? Date.now() % 1_000_000);
-const random = mulberry32(SEED);
+const random = seededRandom(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
 const chance = (p: number) => random() < p;
 const int = (n: number) => Math.floor(random() * n);
