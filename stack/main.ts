@@ -55,6 +55,7 @@ const lines: [string, string][] = [
   ["Auth URL", `${platform.url}/auth/v1`],
   ["Storage URL", `${platform.url}/storage/v1`],
   ["Functions URL", `${platform.url}/functions/v1`],
+  ["SQL (pg-meta)", `${platform.url}/pg/query (service_role; or: deno task sql "select ...")`],
   ...Object.entries(platform.extraUrls),
   ["JWT secret", c.jwtSecret],
   ["anon key", c.anonKey],

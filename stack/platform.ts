@@ -11,6 +11,7 @@ import { openFromTemplate } from "./db/template.ts";
 import { Gateway, stripPrefix } from "./gateway.ts";
 import { createAuthApp } from "./auth/app.ts";
 import { createFunctionsRouter } from "./functions/router.ts";
+import { createPgMeta } from "./pgmeta/app.ts";
 import { PARTS } from "./parts.ts";
 import type { Sandbox } from "./sandbox/sandbox.ts";
 
@@ -128,6 +129,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
       bcryptCost: config.bcryptCost,
     })),
   );
+  gateway.mount("/pg", createPgMeta({ db, jwtSecret: config.jwtSecret }));
   gateway.mount(
     "/functions/v1",
     await createFunctionsRouter({ rootDir: config.rootDir, jwtSecret: config.jwtSecret, env: fnEnv }),
