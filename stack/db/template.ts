@@ -25,9 +25,24 @@ async function buildTemplate(rootDir: string, hash: string): Promise<Blob> {
     const tmp = `${path}.${crypto.randomUUID()}`;
     await Deno.writeFile(tmp, new Uint8Array(await blob.arrayBuffer()));
     await Deno.rename(tmp, path);
+    await removeStaleTemplates(cacheDir, path);
     return blob;
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * Each template is tens of megabytes and every schema change makes a new one: keep only the
+ * current. Another process may be removing the same files, so a vanished file is fine.
+ */
+async function removeStaleTemplates(cacheDir: string, keep: string): Promise<void> {
+  for await (const e of Deno.readDir(cacheDir)) {
+    const path = `${cacheDir}/${e.name}`;
+    if (!e.isFile || path === keep || !/^template-[0-9a-f]+\.tar$/.test(e.name)) continue;
+    await Deno.remove(path).catch((err) => {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    });
   }
 }
 
