@@ -54,12 +54,12 @@ platformTest("400 for bad bodies and unknown agents; nothing is charged", async 
 platformTest("agent ids: aliases resolve to main; demo runs the cheaper model at 0.5 credit", async (p) => {
   const t = await createTeam(p);
   const cases: [string | undefined, string, string, number][] = [
-    [undefined, "main", "claude-sonnet-4-5", 1],
-    ["main", "main", "claude-sonnet-4-5", 1],
-    ["search", "main", "claude-sonnet-4-5", 1],
-    ["insights", "main", "claude-sonnet-4-5", 1],
-    ["seo", "main", "claude-sonnet-4-5", 1],
-    ["interior-designer", "interior-designer", "claude-sonnet-4-5", 1],
+    [undefined, "main", "claude-sonnet-4-6", 1],
+    ["main", "main", "claude-sonnet-4-6", 1],
+    ["search", "main", "claude-sonnet-4-6", 1],
+    ["insights", "main", "claude-sonnet-4-6", 1],
+    ["seo", "main", "claude-sonnet-4-6", 1],
+    ["interior-designer", "interior-designer", "claude-sonnet-4-6", 1],
     ["demo", "demo", "claude-haiku-4-5", 0.5],
   ];
   for (const [agentId, canonical, modelId, credits] of cases) {

@@ -33,17 +33,18 @@ Deno.test("agent ids: canonical ids, aliases to main, default main, unknown null
 });
 
 Deno.test("models: spec names map to API ids; variables override; real ids pass unchanged", () => {
-  assert.equal(apiModelId("vendor-sonnet-4-5"), "claude-sonnet-4-5");
+  // Sonnet 4.5 retires on 2026-11-30: the spec's name goes to its same-tier successor.
+  assert.equal(apiModelId("vendor-sonnet-4-5"), "claude-sonnet-4-6");
   assert.equal(apiModelId("vendor-haiku-4-5"), "claude-haiku-4-5");
-  assert.equal(apiModelId("claude-sonnet-4-6"), "claude-sonnet-4-6");
+  assert.equal(apiModelId("claude-sonnet-4-5-20250929"), "claude-sonnet-4-5-20250929");
   runWithEnv({}, () => {
-    assert.equal(agentModel(AGENTS.main), "claude-sonnet-4-5");
-    assert.equal(agentModel(AGENTS["interior-designer"]), "claude-sonnet-4-5");
+    assert.equal(agentModel(AGENTS.main), "claude-sonnet-4-6");
+    assert.equal(agentModel(AGENTS["interior-designer"]), "claude-sonnet-4-6");
     assert.equal(agentModel(AGENTS.demo), "claude-haiku-4-5");
   });
   runWithEnv({ AGENT_MODEL_MAIN: "claude-opus-4-8", AGENT_MODEL_DEMO: "vendor-sonnet-4-5" }, () => {
     assert.equal(agentModel(AGENTS.main), "claude-opus-4-8");
-    assert.equal(agentModel(AGENTS.demo), "claude-sonnet-4-5");
+    assert.equal(agentModel(AGENTS.demo), "claude-sonnet-4-6");
   });
 });
 

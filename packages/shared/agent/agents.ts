@@ -9,18 +9,20 @@
  *
  * | agent             | variable                      | default            | sent to the API    |
  * |-------------------|-------------------------------|--------------------|--------------------|
- * | main              | AGENT_MODEL_MAIN              | vendor-sonnet-4-5  | claude-sonnet-4-5  |
- * | interior-designer | AGENT_MODEL_INTERIOR_DESIGNER | vendor-sonnet-4-5  | claude-sonnet-4-5  |
+ * | main              | AGENT_MODEL_MAIN              | vendor-sonnet-4-5  | claude-sonnet-4-6  |
+ * | interior-designer | AGENT_MODEL_INTERIOR_DESIGNER | vendor-sonnet-4-5  | claude-sonnet-4-6  |
  * | demo              | AGENT_MODEL_DEMO              | vendor-haiku-4-5   | claude-haiku-4-5   |
  *
- * A variable may hold a spec name or any real model id (e.g. claude-sonnet-4-5-20250929), which
- * is sent unchanged.
+ * The spec's sonnet 4.5 is sent as its same-tier successor, claude-sonnet-4-6: Anthropic retires
+ * claude-sonnet-4-5 on 2026-11-30 (the SDK's deprecated-models table), after which a faithful
+ * mapping would fail every request. A variable may hold a spec name or any real model id (e.g.
+ * claude-sonnet-4-5-20250929, to pin the old model while it lasts), which is sent unchanged.
  */
 import { env } from "../env.ts";
 import type { Access } from "../auth/context.ts";
 
 export const SPEC_MODEL_IDS: Readonly<Record<string, string>> = {
-  "vendor-sonnet-4-5": "claude-sonnet-4-5",
+  "vendor-sonnet-4-5": "claude-sonnet-4-6",
   "vendor-haiku-4-5": "claude-haiku-4-5",
 };
 
