@@ -277,6 +277,16 @@ language sql immutable strict as $$
 $$;
 
 -- Wakes the worker. The notification reaches it when the calling transaction commits.
+-- The request URL with `params` appended as an encoded query string (one place for all three
+-- http_* functions).
+create function net._url_with_params(url text, params jsonb) returns text
+language sql immutable set search_path = '' as $$
+  select net._encode_url_with_params_array(url, coalesce((
+    select array_agg(net._urlencode_string(key) || '=' || net._urlencode_string(value))
+      from jsonb_each_text(coalesce(params, '{}'::jsonb))
+  ), '{}'))
+$$;
+
 create function net.wake() returns void
 language sql as $$
   select pg_notify('pg_net_wake', '')
@@ -291,13 +301,9 @@ create function net.http_get(
 language plpgsql strict security definer set search_path = '' as $$
 declare
   request_id bigint;
-  params_array text[];
 begin
-  select coalesce(array_agg(net._urlencode_string(key) || '=' || net._urlencode_string(value)), '{}')
-    into params_array
-    from jsonb_each_text($2);
   insert into net.http_request_queue (method, url, headers, timeout_milliseconds)
-  values ('GET', net._encode_url_with_params_array($1, params_array), $3, $4)
+  values ('GET', net._url_with_params($1, $2), $3, $4)
   returning id into request_id;
   perform net.wake();
   return request_id;
@@ -314,7 +320,6 @@ create function net.http_post(
 language plpgsql security definer set search_path = '' as $$
 declare
   request_id bigint;
-  params_array text[];
   content_type text;
   request_headers jsonb := coalesce($4, '{}'::jsonb);
 begin
@@ -330,11 +335,8 @@ begin
   if $2 is null then
     raise exception 'body must not be null';
   end if;
-  select coalesce(array_agg(net._urlencode_string(key) || '=' || net._urlencode_string(value)), '{}')
-    into params_array
-    from jsonb_each_text(coalesce($3, '{}'::jsonb));
   insert into net.http_request_queue (method, url, headers, body, timeout_milliseconds)
-  values ('POST', net._encode_url_with_params_array($1, params_array), request_headers,
+  values ('POST', net._url_with_params($1, $3), request_headers,
           convert_to($2::text, 'UTF8'), $5)
   returning id into request_id;
   perform net.wake();
@@ -352,13 +354,9 @@ create function net.http_delete(
 language plpgsql security definer set search_path = '' as $$
 declare
   request_id bigint;
-  params_array text[];
 begin
-  select coalesce(array_agg(net._urlencode_string(key) || '=' || net._urlencode_string(value)), '{}')
-    into params_array
-    from jsonb_each_text(coalesce($2, '{}'::jsonb));
   insert into net.http_request_queue (method, url, headers, body, timeout_milliseconds)
-  values ('DELETE', net._encode_url_with_params_array($1, params_array), coalesce($3, '{}'::jsonb),
+  values ('DELETE', net._url_with_params($1, $2), coalesce($3, '{}'::jsonb),
           convert_to($5::text, 'UTF8'), $4)
   returning id into request_id;
   perform net.wake();
