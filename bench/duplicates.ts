@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { batchDetect, type BatchResult, exhaustiveDetect } from "@shared/duplicates/mod.ts";
-import { syntheticCatalogue } from "../tests/fixtures/duplicates/synthetic_catalogue.ts";
+import { syntheticCatalogue } from "../fixtures/duplicates/synthetic_catalogue.ts";
 
 const size = Number(Deno.args[0] ?? 10_000);
 const threshold = Number(Deno.args[1] ?? 0.6);

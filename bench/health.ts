@@ -16,7 +16,7 @@ const { values } = parseArgs({
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
-const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true });
+const platform = await startPlatform({ ephemeral: true, apiPort: 0 });
 const baseline = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: () => {} },
   () => Response.json({ status: "healthy", timestamp: new Date().toISOString() }),

@@ -10,10 +10,9 @@
  *     edge function (auth, billing, proxy) to show the gateway's share.
  * The embedding provider is the local one, so the figures measure this system, not a network.
  */
-import { startPlatform } from "../stack/platform.ts";
-import { aiBackendOf } from "../services/ai-backend/platform_part.ts";
-import { createUser, createWorkspace } from "../tests/helpers/platform.ts";
-import { sqlAs } from "../tests/helpers/sql.ts";
+import { aiBackendOf } from "../stack/ai-backend/part.ts";
+import { createUser, createWorkspace, startEphemeralPlatform } from "../fixtures/platform.ts";
+import { sqlAs } from "../fixtures/sql.ts";
 import { fmtLoad, load } from "./lib.ts";
 
 const DOCS = Math.min(Math.max(Number(Deno.args[0] ?? 1000) || 1000, 10), 20_000);
@@ -52,7 +51,7 @@ function priceDoc(i: number): { title: string; type: string; content: string } {
   };
 }
 
-const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true, bcryptCost: 4 });
+const platform = await startEphemeralPlatform();
 try {
   const owner = await createUser(platform, "bench-kb");
   const ws = await createWorkspace(platform, owner.id);

@@ -16,9 +16,9 @@
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@supabase/supabase-js";
-import { startPlatform } from "../stack/platform.ts";
+import { startEphemeralPlatform } from "../fixtures/platform.ts";
 import { runWithEnv } from "../packages/shared/env.ts";
-import { contentHash } from "../packages/shared/kb/hash.ts";
+import { contentHash } from "../packages/shared/content_hash.ts";
 import type { PriceLookupInput } from "../packages/shared/pricing/mod.ts";
 import {
   clearPriceIndexCache,
@@ -26,7 +26,7 @@ import {
   storePriceEntries,
 } from "../packages/shared/pricing/store.ts";
 import { percentile } from "./lib.ts";
-import { seededRandom } from "../tests/helpers/random.ts";
+import { seededRandom } from "../fixtures/random.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -103,7 +103,7 @@ function document(i: number): { title: string; price_doc_type: string; content: 
   return { title: `${kind} ${i}`, price_doc_type: kind, content };
 }
 
-const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true, bcryptCost: 4 });
+const platform = await startEphemeralPlatform();
 try {
   const auth = { persistSession: false, autoRefreshToken: false };
   const { data, error } = await createClient(platform.url, platform.config.anonKey, { auth }).auth

@@ -13,7 +13,7 @@ import {
   type PriceDocumentInput,
   type PriceLookupInput,
 } from "../packages/shared/pricing/mod.ts";
-import { seededRandom } from "../tests/helpers/random.ts";
+import { seededRandom } from "../fixtures/random.ts";
 
 const LOOKUPS = Number(Deno.args[0] ?? 5000);
 const SEED = Number(Deno.args[1] ?? 7);

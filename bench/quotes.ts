@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { createClient } from "@supabase/supabase-js";
-import { startPlatform } from "../stack/platform.ts";
+import { startEphemeralPlatform } from "../fixtures/platform.ts";
 import { fmtLoad, load } from "./lib.ts";
 
 const { values } = parseArgs({
@@ -21,7 +21,7 @@ const { values } = parseArgs({
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
-const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true, bcryptCost: 4 });
+const platform = await startEphemeralPlatform();
 const auth = { persistSession: false, autoRefreshToken: false };
 try {
   const signUp = async (email: string) => {

@@ -9,13 +9,12 @@
  * in-process with db.query. Prints p50/p99 latency, requests per second (sequential, and with 8
  * concurrent clients) and the REST/direct ratio; the target is <= 1.5x for the primary-key read.
  */
-import { startPlatform } from "../stack/platform.ts";
 import { parseRequest } from "../stack/rest/request.ts";
 import { plan } from "../stack/rest/plan.ts";
 import { readStatement } from "../stack/rest/statement.ts";
 import { loadSchemaCache } from "../stack/rest/schema-cache.ts";
-import { readApiConfig } from "../stack/rest/part.ts";
-import { setupFixture } from "../tests/rest/fixture.ts";
+import { startEphemeralPlatform } from "../fixtures/platform.ts";
+import { setupFixture } from "../fixtures/rest.ts";
 
 const ITERATIONS = Math.min(Math.max(Number(Deno.args[0] ?? 2000) || 2000, 100), 100_000);
 const WARMUP = 200;
@@ -55,7 +54,7 @@ async function concurrentRps(fn: (i: number) => Promise<void>, n: number, client
 
 const RAW = new Proxy({}, { get: () => (v: unknown) => String(v) });
 
-const platform = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true, bcryptCost: 4 });
+const platform = await startEphemeralPlatform();
 try {
   await setupFixture(platform);
   await platform.db.exec(`
@@ -65,7 +64,7 @@ try {
     analyze public.rt_projects; analyze public.rt_clients;`);
   const ids = (await platform.db.query<{ id: number }>(`select id from public.rt_projects order by id`)).rows
     .map((r) => r.id);
-  const { schemas, maxRows } = await readApiConfig(platform.config.rootDir);
+  const { schemas, maxRows } = platform.project.api;
   const cache = await loadSchemaCache(platform.db, schemas);
   const headers = { apikey: platform.config.anonKey };
 

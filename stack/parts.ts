@@ -3,13 +3,13 @@
  * start order. Each mounts its routes on the gateway or starts its workers, and may return a
  * stop(). Adding a part (REST, storage, cron, the AI backend, the provider sandbox) is one line.
  */
-import type { PlatformPart } from "./platform.ts";
+import type { PlatformPart } from "./part.ts";
 import { storagePart } from "./storage/part.ts";
 import { sandboxPart } from "./sandbox/part.ts";
 import { netPart } from "./net/worker.ts";
 import { cronPart } from "./cron/worker.ts";
 import { restPart } from "./rest/part.ts";
-import { aiBackendPart } from "../services/ai-backend/platform_part.ts";
+import { aiBackendPart } from "./ai-backend/part.ts";
 
 export const PARTS: PlatformPart[] = [
   // First, so that parts started after it read the sandbox's provider base URLs and keys.

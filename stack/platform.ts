@@ -12,36 +12,11 @@ import { Gateway, stripPrefix } from "./gateway.ts";
 import { createAuthApp } from "./auth/app.ts";
 import { createFunctionsRouter } from "./functions/router.ts";
 import { createPgMeta } from "./pgmeta/app.ts";
+import type { Platform } from "./part.ts";
 import { PARTS } from "./parts.ts";
-import type { Sandbox } from "./sandbox/sandbox.ts";
+import { readProjectConfig } from "./project_config.ts";
 
-export interface Platform {
-  config: PlatformConfig;
-  db: PGlite;
-  gateway: Gateway;
-  /** http://127.0.0.1:<port> */
-  url: string;
-  migration: MigrateResult | null;
-  /**
-   * The environment every edge function (and the AI backend) sees: SUPABASE_URL and the keys,
-   * supabase/functions/.env, and what parts add (provider base URLs, AI_BACKEND_URL). Scoped to
-   * each call with runWithEnv, never written to the process environment.
-   */
-  env: Record<string, string>;
-  /** Other URLs parts add to the status block (AI backend, sandbox inbox ...). */
-  extraUrls: Record<string, string>;
-  /** Timings of the start, in milliseconds. */
-  timings: Record<string, number>;
-  /** The provider sandbox (stand-ins tests script and read), once its part has started. */
-  sandbox?: Sandbox;
-  stop(): Promise<void>;
-}
-
-/** A part of the platform that starts with it (REST, storage, cron worker, AI backend ...). */
-export interface PlatformPart {
-  name: string;
-  start(p: Platform): Promise<void | { stop(): Promise<void> }>;
-}
+export type { Platform, PlatformPart } from "./part.ts";
 
 /** Reads a dotenv file (KEY=value, # comments, optional quotes); missing file -> {}. */
 export async function readDotenv(path: string): Promise<Record<string, string>> {
@@ -68,8 +43,6 @@ export interface StartOptions extends Partial<PlatformConfig> {
   ephemeral?: boolean;
   /** Wipe the data folder first. */
   reset?: boolean;
-  /** Print nothing (tests). */
-  quiet?: boolean;
 }
 
 export async function startPlatform(opts: StartOptions = {}): Promise<Platform> {
@@ -96,6 +69,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   }
   timings.migrated = performance.now() - t0;
 
+  const project = await readProjectConfig(config.rootDir);
   const gateway = new Gateway(config);
   const stops: (() => Promise<void>)[] = [];
   const abort = new AbortController();
@@ -132,12 +106,18 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   gateway.mount("/pg", createPgMeta({ db, jwtSecret: config.jwtSecret }));
   gateway.mount(
     "/functions/v1",
-    await createFunctionsRouter({ rootDir: config.rootDir, jwtSecret: config.jwtSecret, env: fnEnv }),
+    await createFunctionsRouter({
+      rootDir: config.rootDir,
+      jwtSecret: config.jwtSecret,
+      env: fnEnv,
+      functions: project.functions,
+    }),
     { cors: false },
   );
 
   const platform: Platform = {
     config,
+    project,
     db,
     gateway,
     url,

@@ -32,13 +32,22 @@ export function requireEnv(name: string): string {
   return v;
 }
 
+/** Where the Supabase project is and the keys to it: what the HTTP core needs to resolve callers. */
+export interface SupabaseConfig {
+  /** The project URL (serves /rest/v1, /auth/v1, /storage/v1). */
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  /** Optional: verifies HS256 user JWTs locally instead of asking /auth/v1/user. */
+  jwtSecret?: string;
+}
+
 /** The variables Supabase gives every edge function. */
-export function supabaseEnv() {
+export function supabaseEnv(): SupabaseConfig {
   return {
     url: requireEnv("SUPABASE_URL"),
     anonKey: requireEnv("SUPABASE_ANON_KEY"),
     serviceRoleKey: requireEnv("SUPABASE_SERVICE_ROLE_KEY"),
-    /** Optional: verifies HS256 user JWTs locally instead of asking /auth/v1/user. */
     jwtSecret: env("JWT_SECRET"),
   };
 }

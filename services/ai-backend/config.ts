@@ -4,14 +4,11 @@
  * (main.ts) reads them from the environment.
  */
 import { type EmbeddingProvider, embeddingsFromEnv } from "@shared/embeddings/mod.ts";
+import type { SupabaseConfig } from "@shared/env.ts";
 
 export interface BackendConfig {
-  /** The Supabase project URL (serves /rest/v1, /auth/v1, /storage/v1). */
-  supabaseUrl: string;
-  anonKey: string;
-  serviceRoleKey: string;
-  /** Verifies user JWTs locally; without it, tokens are checked against /auth/v1/user. */
-  jwtSecret?: string;
+  /** The Supabase project (its REST, auth and storage APIs) and its keys. */
+  supabase: SupabaseConfig;
   embeddings: EmbeddingProvider;
   /** Largest PDF accepted by kb_create_from_pdf, in bytes. */
   maxPdfBytes?: number;
@@ -28,10 +25,12 @@ export function configFromEnv(
     return v;
   };
   return {
-    supabaseUrl: need("SUPABASE_URL"),
-    anonKey: need("SUPABASE_ANON_KEY"),
-    serviceRoleKey: need("SUPABASE_SERVICE_ROLE_KEY"),
-    jwtSecret: get("JWT_SECRET") || undefined,
+    supabase: {
+      url: need("SUPABASE_URL"),
+      anonKey: need("SUPABASE_ANON_KEY"),
+      serviceRoleKey: need("SUPABASE_SERVICE_ROLE_KEY"),
+      jwtSecret: get("JWT_SECRET") || undefined,
+    },
     embeddings: embeddingsFromEnv(get),
   };
 }

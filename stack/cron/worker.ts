@@ -8,7 +8,7 @@
  * it never polls the database.
  */
 import { DEFAULT_SEARCH_PATH, type PGlite, type Transaction } from "../db/database.ts";
-import type { PlatformPart } from "../platform.ts";
+import type { PlatformPart } from "../part.ts";
 import { parseSchedule, type Schedule } from "./schedule.ts";
 
 export const CRON_CHANNEL = "cron_job_changed";

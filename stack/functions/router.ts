@@ -5,36 +5,16 @@
  * verify_jwt comes from supabase/config.toml (default true); OPTIONS is never blocked.
  * Responses and errors follow supabase/cli's serve main.ts.
  */
-import { parse as parseToml } from "smol-toml";
 import { bearerToken, JwtError, verifyJwt } from "@shared/auth/jwt.ts";
 import { runWithEnv } from "@shared/env.ts";
 import { rebuildRequest } from "../gateway.ts";
+import { type FunctionConfig, readProjectConfig } from "../project_config.ts";
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
-export interface FunctionConfig {
-  enabled: boolean;
-  verifyJwt: boolean;
-}
-
 /** `[functions.<name>]` blocks of supabase/config.toml; undeclared functions get the defaults. */
 export async function readFunctionConfigs(rootDir: string): Promise<Map<string, FunctionConfig>> {
-  const out = new Map<string, FunctionConfig>();
-  let text: string;
-  try {
-    text = await Deno.readTextFile(`${rootDir}/supabase/config.toml`);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return out;
-    throw err;
-  }
-  const toml = parseToml(text) as { functions?: Record<string, Record<string, unknown>> };
-  for (const [name, block] of Object.entries(toml.functions ?? {})) {
-    out.set(name, {
-      enabled: block.enabled !== false,
-      verifyJwt: block.verify_jwt !== false,
-    });
-  }
-  return out;
+  return (await readProjectConfig(rootDir)).functions;
 }
 
 type FetchApp = { fetch: (req: Request) => Response | Promise<Response> };
@@ -47,10 +27,12 @@ export interface RouterOptions {
   jwtSecret: string;
   /** The functions' environment (read at call time, so parts may still add to it). */
   env?: Record<string, string>;
+  /** supabase/config.toml's [functions.*] blocks, when the caller has read them already. */
+  functions?: Map<string, FunctionConfig>;
 }
 
 export async function createFunctionsRouter(opts: RouterOptions) {
-  const configs = await readFunctionConfigs(opts.rootDir);
+  const configs = opts.functions ?? await readFunctionConfigs(opts.rootDir);
   const loaded = new Map<string, Promise<FetchApp>>();
   const functionsDir = `${opts.rootDir}/supabase/functions`;
 

@@ -8,7 +8,7 @@
  * are purged, as pg_net does.
  */
 import type { PGlite } from "../db/database.ts";
-import type { PlatformPart } from "../platform.ts";
+import type { PlatformPart } from "../part.ts";
 
 export const NET_CHANNEL = "pg_net_wake";
 

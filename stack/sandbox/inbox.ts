@@ -1,10 +1,21 @@
 /**
  * The sandbox inbox (like Mailpit's): which stand-ins serve and where, then what each received
  * from our code and the callbacks it sent, newest first, each with headers (secrets masked)
- * and body. Plain server-rendered HTML; reload the page to see new traffic.
+ * and body. Plain server-rendered HTML; reload the page to see new traffic. A pure function of
+ * what the sandbox hands it (InboxView), so it knows nothing of the Sandbox class.
  */
 import type { Captured } from "./capture.ts";
-import type { Sandbox } from "./sandbox.ts";
+import type { StandInEntry } from "./registry.ts";
+
+/** What the inbox page shows. */
+export interface InboxView {
+  /** Every stand-in the sandbox serves. */
+  entries: StandInEntry[];
+  /** The captures to list (of every stand-in, or of `provider`), newest first. */
+  captures: Captured[];
+  /** The stand-in the page is filtered on, if any. */
+  provider: string | null;
+}
 
 /** Older traffic stays available from /_captures. */
 const SHOWN = 200;
@@ -43,8 +54,8 @@ function entryHtml(c: Captured): string {
 </details>`;
 }
 
-export function renderInbox(sandbox: Sandbox, provider: string | null): string {
-  const rows = sandbox.entries().map((e) => {
+export function renderInbox({ entries, captures, provider }: InboxView): string {
+  const rows = entries.map((e) => {
     const mode = e.sandboxed
       ? `code uses it (<code>${esc(e.def.baseUrlEnv)}</code>)`
       : `idle: a real <code>${esc(e.def.keyEnv)}</code> is configured`;
@@ -52,7 +63,6 @@ export function renderInbox(sandbox: Sandbox, provider: string | null): string {
       <td>${esc(e.def.title)}</td><td><code>${esc(e.standIn.baseUrl)}</code></td><td>${mode}</td>
       <td>${e.standIn.captures.all().length}</td></tr>`;
   }).join("\n");
-  const captures = sandbox.captures(provider ?? undefined);
   const list = captures.length
     ? captures.slice(0, SHOWN).map(entryHtml).join("\n")
     : "<p>Nothing captured yet.</p>";

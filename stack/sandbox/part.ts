@@ -6,7 +6,7 @@
  * whatever keys the shell has.
  */
 import { DEFAULT_SANDBOX_PORT } from "../config.ts";
-import type { PlatformPart } from "../platform.ts";
+import type { PlatformPart } from "../part.ts";
 import { Sandbox } from "./sandbox.ts";
 
 /**

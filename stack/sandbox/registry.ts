@@ -24,6 +24,14 @@ export interface ProviderDefinition {
   create(): StandIn;
 }
 
+/** A provider the sandbox serves: its definition, its stand-in, and whether code uses it. */
+export interface StandInEntry {
+  def: ProviderDefinition;
+  standIn: StandIn;
+  /** Code in this process is pointed at the stand-in (no real key configured). */
+  sandboxed: boolean;
+}
+
 /** Typed access from tests: sandbox.get("anthropic") is an AnthropicStandIn. */
 export interface StandIns {
   anthropic: AnthropicStandIn;

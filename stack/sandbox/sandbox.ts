@@ -7,21 +7,16 @@
  */
 import type { Captured } from "./capture.ts";
 import { renderInbox } from "./inbox.ts";
-import { type ProviderDefinition, PROVIDERS, type StandIns } from "./registry.ts";
+import { type ProviderDefinition, PROVIDERS, type StandInEntry, type StandIns } from "./registry.ts";
 import type { StandIn } from "./standin.ts";
+
+export type { StandInEntry } from "./registry.ts";
 
 export interface SandboxOptions {
   hostname?: string;
   /** 0 picks a free port (tests). */
   port?: number;
   providers?: ProviderDefinition[];
-}
-
-export interface StandInEntry {
-  def: ProviderDefinition;
-  standIn: StandIn;
-  /** Code in this process is pointed at the stand-in (no real key configured). */
-  sandboxed: boolean;
 }
 
 export class Sandbox {
@@ -96,7 +91,13 @@ export class Sandbox {
     const url = new URL(req.url);
     const path = url.pathname;
     if (path === "/" && req.method === "GET") {
-      return new Response(renderInbox(this, url.searchParams.get("provider")), {
+      const provider = url.searchParams.get("provider");
+      const page = renderInbox({
+        entries: this.entries(),
+        captures: this.captures(provider ?? undefined),
+        provider,
+      });
+      return new Response(page, {
         headers: { "content-type": "text/html; charset=utf-8" },
       });
     }

@@ -2,7 +2,7 @@
  * The storage part of the local platform: mounts /storage/v1 on the gateway, with bytes on disk
  * under `<dataDir>/storage/objects` when the platform persists, and in memory when it does not.
  */
-import type { PlatformPart } from "../platform.ts";
+import type { PlatformPart } from "../part.ts";
 import { stripPrefix } from "../gateway.ts";
 import { type ByteStore, DiskByteStore, MemoryByteStore, sweepOrphans } from "./bytes.ts";
 import { createStorageApp } from "./app.ts";

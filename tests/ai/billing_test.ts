@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { COST_KEYS } from "../../packages/shared/billing/actions.ts";
+import { COST_KEYS } from "../../packages/shared/credits/ledger.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { sqlAs, sqlState } from "../helpers/sql.ts";
 import { balance, gateway, grant } from "./helpers.ts";

@@ -13,7 +13,7 @@ Deno.test("platform.stop() stops the cron and net workers and the sandbox cleanl
   const target = startTarget((r) =>
     r.path === "/hang" ? released.then(() => new Response("late")) : new Response("ok")
   );
-  const p = await startPlatform({ ephemeral: true, apiPort: 0, quiet: true, bcryptCost: 4 });
+  const p = await startPlatform({ ephemeral: true, apiPort: 0, bcryptCost: 4 });
   let stopped = false;
   try {
     assert.ok(p.sandbox);

@@ -5,7 +5,7 @@
  * tenancy rules, each tried by someone who must be refused.
  */
 import assert from "node:assert/strict";
-import { aiBackendOf } from "../../services/ai-backend/platform_part.ts";
+import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { createCatalogue, createTeam, dumpRows, insertProduct } from "./fixtures.ts";

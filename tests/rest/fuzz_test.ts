@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { PgrstError } from "../../stack/rest/errors.ts";
 import { parseLogic, parseOpExpr, parseOrder, parseSelect, parseTreePath } from "../../stack/rest/grammar.ts";
 import { rest, restTest } from "./helpers.ts";
-import { seededRandom } from "../helpers/random.ts";
+import { seededRandom } from "../../fixtures/random.ts";
 
 const SEED = Number(Deno.env.get("REST_FUZZ_SEED") ?? Date.now() % 1_000_000);
 const random = seededRandom(SEED);

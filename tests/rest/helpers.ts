@@ -1,7 +1,7 @@
 /** Raw HTTP access to /rest/v1 for the conformance tests, next to supabase-js. */
 import type { Platform } from "../../stack/platform.ts";
 import { getPlatform } from "../helpers/platform.ts";
-import { fixture } from "./fixture.ts";
+import { fixture } from "../../fixtures/rest.ts";
 
 export interface RestResult {
   status: number;

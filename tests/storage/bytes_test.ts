@@ -207,7 +207,7 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     const dataDir = await Deno.makeTempDir();
-    const opts = { dataDir, apiPort: 0, quiet: true, bcryptCost: 4 };
+    const opts = { dataDir, apiPort: 0, bcryptCost: 4 };
     try {
       let p = await startPlatform(opts);
       let sb = createClient(p.url, p.config.serviceRoleKey, { auth: { persistSession: false } }).storage;

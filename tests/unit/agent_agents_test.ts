@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { runWithEnv } from "../../packages/shared/env.ts";
 import type { Access } from "../../packages/shared/auth/context.ts";
-import { HttpError } from "../../packages/shared/http/errors.ts";
+import { DOMAIN_ERROR_STATUS, DomainError } from "../../packages/shared/errors.ts";
 import {
   type AgentDef,
   agentModel,
@@ -89,7 +89,7 @@ Deno.test("workspace: the requested one if a member, the only one, none, or 400 
     try {
       fn();
     } catch (err) {
-      if (err instanceof HttpError) return [err.status, err.code];
+      if (err instanceof DomainError) return [DOMAIN_ERROR_STATUS[err.kind], err.code];
       throw err;
     }
     return null;

@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import {
   buildBackendRequest,
-  COST_KEYS,
   costKeyOf,
   GATEWAY_ACTIONS,
   isBillable,
   pathParams,
   PayloadError,
   quantityOf,
-} from "../../packages/shared/billing/mod.ts";
+} from "../../packages/shared/gateway/mod.ts";
+import { COST_KEYS } from "../../packages/shared/credits/ledger.ts";
 
 const ID = "11111111-2222-4333-8444-555555555555";
 const P = {

@@ -12,7 +12,7 @@ import {
   plantedCatalogue,
   seededRandom,
   syntheticCatalogue,
-} from "../fixtures/duplicates/synthetic_catalogue.ts";
+} from "../../fixtures/duplicates/synthetic_catalogue.ts";
 
 const { products: catalogue, planted } = plantedCatalogue({ size: 2000, seed: 1 });
 const exhaustive = exhaustiveDetect(catalogue, 0.6);

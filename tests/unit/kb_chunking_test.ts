@@ -9,7 +9,7 @@ import {
   splitTable,
   splitText,
 } from "../../packages/shared/kb/chunking.ts";
-import { contentHash } from "../../packages/shared/kb/hash.ts";
+import { contentHash } from "../../packages/shared/content_hash.ts";
 
 Deno.test("defaults are the spec's 512 characters with 50 overlap", () => {
   assert.equal(DEFAULT_CHUNK_SIZE, 512);

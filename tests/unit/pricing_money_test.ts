@@ -9,7 +9,7 @@ import {
   decToString,
   impliedDiscountPercent,
   lineTotal,
-} from "../../packages/shared/pricing/mod.ts";
+} from "../../packages/shared/money.ts";
 
 const discountCases: Array<[list: string, percent: string, final: string, why: string]> = [
   ["12.5", "15", "10.63", "10.625 rounds half-up"],

@@ -7,7 +7,7 @@ import {
   formatQuantity,
   formatUnitPrice,
   hasAtMostDecimals,
-} from "@shared/quotes/mod.ts";
+} from "@shared/money.ts";
 
 Deno.test("formatAmount: 2 decimals, comma thousands, no locale", () => {
   const cases: [number, string][] = [

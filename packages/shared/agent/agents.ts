@@ -21,7 +21,7 @@
 import { env } from "../env.ts";
 import type { Access } from "../auth/context.ts";
 
-export const SPEC_MODEL_IDS: Readonly<Record<string, string>> = {
+const SPEC_MODEL_IDS: Readonly<Record<string, string>> = {
   "vendor-sonnet-4-5": "claude-sonnet-4-6",
   "vendor-haiku-4-5": "claude-haiku-4-5",
 };
@@ -87,7 +87,7 @@ ${PRICING_RULES}`,
   },
 };
 
-export const AGENT_ALIASES: Readonly<Record<string, string>> = {
+const AGENT_ALIASES: Readonly<Record<string, string>> = {
   search: "main",
   insights: "main",
   seo: "main",

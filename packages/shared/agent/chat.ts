@@ -13,10 +13,10 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Access } from "../auth/context.ts";
 import { env } from "../env.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
+import { type Charge, debit, settle } from "../credits/ledger.ts";
 import { callerClient, serviceClient, type SupabaseClient } from "../supabase/clients.ts";
 import { type AgentDef, agentModel, agentRefusal, resolveAgent } from "./agents.ts";
-import { type AgentCharge, billAgentChat, settleAgentChat } from "./billing.ts";
 import { appendMessage, createConversation, requireConversation } from "./conversations.ts";
 import { type ChatImage, checkImages } from "./images.ts";
 import { anthropicFromEnv, describeLlmError } from "./llm.ts";
@@ -27,7 +27,7 @@ import { type AgentTool, offeredTools } from "./tools/registry.ts";
 import { TOOLS } from "./tools/mod.ts";
 import { type ChatWorkspace, resolveWorkspace } from "./workspace.ts";
 
-export const DEFAULT_HEARTBEAT_MS = 1000;
+const DEFAULT_HEARTBEAT_MS = 1000;
 
 export interface PreparedChat {
   userId: string;
@@ -40,7 +40,7 @@ export interface PreparedChat {
   db: SupabaseClient;
   conversationId: string;
   newConversation: boolean;
-  charge: AgentCharge;
+  charge: Charge;
   body: AgentChatRequest;
 }
 
@@ -51,23 +51,23 @@ export async function prepareAgentChat(
 ): Promise<PreparedChat> {
   const agent = resolveAgent(body.agentId);
   if (!agent) {
-    throw new HttpError(400, "unknown_agent", `Unknown agentId "${body.agentId}"`, {
+    throw new DomainError("invalid", "unknown_agent", `Unknown agentId "${body.agentId}"`, {
       agent_ids: ["main", "interior-designer", "demo", "search", "insights", "seo"],
     });
   }
   const refusal = agentRefusal(agent, access);
-  if (refusal) throw HttpError.forbidden(refusal);
+  if (refusal) throw DomainError.forbidden(refusal);
   const workspace = resolveWorkspace(access, body.context?.workspace_id);
   const { images, problems } = checkImages(body.images ?? []);
   if (problems.length) {
-    throw new HttpError(400, "invalid_images", `Invalid images: ${problems.join("; ")}`, problems);
+    throw new DomainError("invalid", "invalid_images", `Invalid images: ${problems.join("; ")}`, problems);
   }
   const client = anthropicFromEnv();
   const model = agentModel(agent);
   const db = callerClient(who.token);
   if (body.conversation_id) await requireConversation(db, body.conversation_id);
   const conversationId = body.conversation_id ?? crypto.randomUUID();
-  const charge = await billAgentChat(serviceClient(), {
+  const charge = await debit(serviceClient(), {
     userId: who.userId,
     agentId: agent.id,
     model,
@@ -203,16 +203,11 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
       stream.send({ type: "error", ...failure });
     }
   }
-  try {
-    await settleAgentChat(
-      service,
-      p.charge,
-      turn?.usage ?? { input_tokens: 0, output_tokens: 0 },
-      failure?.code ?? null,
-    );
-  } catch (err) {
-    // The user already has the answer (or the error); operators need to see the ledger gap.
-    console.error(`agent-chat: ${String(err)}`);
-  }
+  // A failure to settle is logged by the ledger: the user already has the answer (or the error);
+  // operators need to see the ledger gap.
+  await settle(service, p.charge, {
+    usage: turn?.usage ?? { input_tokens: 0, output_tokens: 0 },
+    refundReason: failure?.code ?? null,
+  });
   stream.send({ type: "done" });
 }

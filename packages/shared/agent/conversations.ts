@@ -3,15 +3,19 @@
  * client: RLS keeps every conversation its owner's alone.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 
 /** 404 unless the conversation exists and is the caller's. */
 export async function requireConversation(db: SupabaseClient, id: string): Promise<void> {
   const { data, error } = await db.from("agent_chat_conversations").select("id").eq("id", id).maybeSingle();
   if (error) {
-    throw new HttpError(500, "conversation_lookup_failed", `Reading the conversation: ${error.message}`);
+    throw new DomainError(
+      "internal",
+      "conversation_lookup_failed",
+      `Reading the conversation: ${error.message}`,
+    );
   }
-  if (!data) throw HttpError.notFound("Conversation not found");
+  if (!data) throw DomainError.notFound("Conversation not found");
 }
 
 export async function createConversation(

@@ -4,7 +4,7 @@
  * Messages API's per-image limit), and its bytes must start with the signature of the declared
  * type, so a mislabelled or truncated file is a 400 here rather than a failed model call later.
  */
-export const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
+const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
 export type ImageMediaType = typeof IMAGE_MEDIA_TYPES[number];
 
 export const MAX_IMAGES = 4;

@@ -10,17 +10,17 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { env } from "../env.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 
-export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 /** One model call may take this long before it fails the turn (and refunds it). */
-export const LLM_TIMEOUT_MS = 120_000;
+const LLM_TIMEOUT_MS = 120_000;
 
 export function anthropicFromEnv(): Anthropic {
   const apiKey = env("ANTHROPIC_API_KEY");
   if (!apiKey) {
-    throw new HttpError(
-      503,
+    throw new DomainError(
+      "unavailable",
       "llm_not_configured",
       "The language model is not configured: set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a stand-in)",
     );

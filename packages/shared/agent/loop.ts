@@ -9,8 +9,8 @@ import type { PriceProposal } from "../pricing/mod.ts";
 import type { AgentChunk } from "./stream.ts";
 import { type AgentTool, runToolCall, type ToolContext, toolDefinitions } from "./tools/registry.ts";
 
-export const DEFAULT_MAX_STEPS = 5;
-export const MAX_TOKENS_PER_STEP = 2048;
+const DEFAULT_MAX_STEPS = 5;
+const MAX_TOKENS_PER_STEP = 2048;
 
 export interface TurnOptions {
   client: Anthropic;

@@ -1,10 +1,10 @@
 /** zod schema of the agent-chat request (spec "Agent chat"). */
 import { z } from "zod";
 
-export const MAX_MESSAGES = 100;
-export const MAX_MESSAGE_CHARS = 32_000;
+const MAX_MESSAGES = 100;
+const MAX_MESSAGE_CHARS = 32_000;
 
-export const ChatMessageSchema = z.object({
+const ChatMessageSchema = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.string().max(MAX_MESSAGE_CHARS),
 });
@@ -32,4 +32,3 @@ export const AgentChatRequestSchema = z.object({
 });
 
 export type AgentChatRequest = z.infer<typeof AgentChatRequestSchema>;
-export type ChatContext = z.infer<typeof ChatContextSchema>;

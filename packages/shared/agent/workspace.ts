@@ -9,7 +9,7 @@
  * - a caller with none chats without workspace tools.
  */
 import type { Access } from "../auth/context.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import type { WorkspaceRoleName } from "./tools/registry.ts";
 
 export interface ChatWorkspace {
@@ -20,15 +20,15 @@ export interface ChatWorkspace {
 export function resolveWorkspace(access: Access, requested: string | null | undefined): ChatWorkspace {
   if (requested) {
     const m = access.workspaces.find((w) => w.workspace_id === requested);
-    if (!m) throw HttpError.forbidden("context.workspace_id is not one of your workspaces");
+    if (!m) throw DomainError.forbidden("context.workspace_id is not one of your workspaces");
     return { workspaceId: m.workspace_id, role: m.role };
   }
   if (access.workspaces.length === 1) {
     return { workspaceId: access.workspaces[0].workspace_id, role: access.workspaces[0].role };
   }
   if (access.workspaces.length > 1) {
-    throw new HttpError(
-      400,
+    throw new DomainError(
+      "invalid",
       "workspace_required",
       "You belong to several workspaces: give context.workspace_id to choose the one to work in",
     );

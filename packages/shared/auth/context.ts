@@ -1,18 +1,26 @@
 /**
- * Who is calling: resolved from the JWT on every request, never from ids in the body.
+ * Who is calling: resolved from the JWT on every request, never from ids in the body. One
+ * resolution for edge functions and the AI backend alike, configured explicitly with the
+ * project's SupabaseConfig (functions: from their env per call; the backend: from its config).
  *
  * - service: a valid JWT whose role is service_role (the service-role key);
  * - user: a valid user JWT (role authenticated, with sub);
  * - anon: no token, or the anon key.
  *
  * Roles are read from the database (get_my_access(): platform role and workspace roles), never
- * from user_metadata.
+ * from user_metadata, once per request. Status codes follow GoTrue/PostgREST: a missing or
+ * invalid identity is 401, a known caller without the role is 403, a workspace the caller is not
+ * a member of is 404 (an id reveals nothing to outsiders).
+ *
+ * Guards come in two forms: middleware for a whole route group (`app.use("*", signedIn)`,
+ * `platformRoles(["admin"])`, as GoTrue's `r.Use(requireAdmin)`), and functions for checks that
+ * need the request's data (`requireWorkspaceRole(c, body.workspace_id, ["owner"])`).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerToken, type JwtClaims, JwtError, verifyJwt } from "./jwt.ts";
 import { HttpError } from "../http/errors.ts";
-import { supabaseEnv } from "../env.ts";
-import { callerClient, serviceClient, type SupabaseClient } from "../supabase/clients.ts";
+import type { SupabaseConfig } from "../env.ts";
+import { createCallerClient, createServiceClient, type SupabaseClient } from "../supabase/clients.ts";
 
 export type CallerKind = "user" | "service" | "anon";
 
@@ -24,9 +32,13 @@ export interface Caller {
   userId: string | null;
 }
 
+export type UserCaller = Caller & { kind: "user"; userId: string; token: string };
+
+export type WorkspaceRoleName = "owner" | "admin" | "member" | "viewer";
+
 export interface WorkspaceRole {
   workspace_id: string;
-  role: "owner" | "admin" | "member" | "viewer";
+  role: WorkspaceRoleName;
 }
 
 export interface Access {
@@ -37,36 +49,54 @@ export interface Access {
   workspaces: WorkspaceRole[];
 }
 
-async function claimsFor(token: string): Promise<JwtClaims> {
-  const { url, anonKey, serviceRoleKey, jwtSecret } = supabaseEnv();
-  if (jwtSecret) {
+/** Workspace roles that may change prices and pricing documents. */
+export const PRICING_ROLES = ["owner", "admin"] as const satisfies readonly WorkspaceRoleName[];
+/** Workspace roles that may write catalog content. */
+export const WRITER_ROLES = ["owner", "admin", "member"] as const satisfies readonly WorkspaceRoleName[];
+/** Every member. */
+export const MEMBER_ROLES = [
+  "owner",
+  "admin",
+  "member",
+  "viewer",
+] as const satisfies readonly WorkspaceRoleName[];
+
+function decodePayload(token: string): Record<string, unknown> {
+  try {
+    return JSON.parse(atob(token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/")));
+  } catch {
+    return {};
+  }
+}
+
+async function claimsFor(cfg: SupabaseConfig, token: string): Promise<JwtClaims> {
+  if (cfg.jwtSecret) {
     try {
-      return await verifyJwt(token, jwtSecret);
+      return await verifyJwt(token, cfg.jwtSecret);
     } catch (err) {
       if (err instanceof JwtError) throw HttpError.unauthorized(`Invalid JWT: ${err.message}`);
       throw err;
     }
   }
   // Without the secret: the project keys are known strings, and GoTrue vouches for user tokens.
-  if (token === serviceRoleKey) return { role: "service_role" };
-  if (token === anonKey) return { role: "anon" };
-  const res = await fetch(`${url}/auth/v1/user`, {
-    headers: { Authorization: `Bearer ${token}`, apikey: anonKey },
+  if (token === cfg.serviceRoleKey) return { role: "service_role" };
+  if (token === cfg.anonKey) return { role: "anon" };
+  const res = await fetch(`${cfg.url}/auth/v1/user`, {
+    headers: { Authorization: `Bearer ${token}`, apikey: cfg.anonKey },
   });
   if (!res.ok) {
     await res.body?.cancel();
     throw HttpError.unauthorized("Invalid JWT");
   }
-  const user = await res.json() as { id: string; email?: string; role?: string };
-  const payload = JSON.parse(atob(token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/")));
-  return { ...payload, sub: user.id, role: user.role ?? "authenticated" };
+  const user = await res.json() as { id: string; role?: string };
+  return { ...decodePayload(token), sub: user.id, role: user.role ?? "authenticated" };
 }
 
 /** Resolves the caller from `Authorization: Bearer`; an invalid token is a 401. */
-export async function resolveCaller(req: Request): Promise<Caller> {
+export async function resolveCaller(cfg: SupabaseConfig, req: Request): Promise<Caller> {
   const token = bearerToken(req.headers.get("authorization"));
   if (!token) return { kind: "anon", token: null, claims: null, userId: null };
-  const claims = await claimsFor(token);
+  const claims = await claimsFor(cfg, token);
   if (claims.role === "service_role") return { kind: "service", token, claims, userId: null };
   if (claims.role === "authenticated" && typeof claims.sub === "string" && claims.sub) {
     return { kind: "user", token, claims, userId: claims.sub };
@@ -74,12 +104,18 @@ export async function resolveCaller(req: Request): Promise<Caller> {
   return { kind: "anon", token, claims, userId: null };
 }
 
+const NO_ACCESS: Access = {
+  user_id: null,
+  platform_role: null,
+  status: null,
+  subscription_tier: null,
+  workspaces: [],
+};
+
 /** Reads the caller's platform and workspace roles from the database (RLS-safe RPC). */
-export async function loadAccess(caller: Caller): Promise<Access> {
-  if (caller.kind !== "user" || !caller.token) {
-    return { user_id: null, platform_role: null, status: null, subscription_tier: null, workspaces: [] };
-  }
-  const { data, error } = await callerClient(caller.token).rpc("get_my_access");
+export async function loadAccess(db: SupabaseClient, caller: Caller): Promise<Access> {
+  if (caller.kind !== "user" || !caller.token) return NO_ACCESS;
+  const { data, error } = await db.rpc("get_my_access");
   if (error) {
     throw new HttpError(500, "access_lookup_failed", `Could not read the caller's roles: ${error.message}`);
   }
@@ -88,51 +124,90 @@ export async function loadAccess(caller: Caller): Promise<Access> {
 
 // ---- Hono integration ----
 
-export type AuthVariables = {
+export type CoreVariables = {
+  /** The project this request's clients talk to. */
+  supabase: SupabaseConfig;
+  /** The client's x-request-id, or a fresh UUID; echoed on the response and recorded by billing. */
+  requestId: string;
   caller: Caller;
   access: Access | undefined;
+  /** Request-scoped clients, created on first use. */
+  callerDb: SupabaseClient | undefined;
+  serviceDb: SupabaseClient | undefined;
 };
-export type AuthEnv = { Variables: AuthVariables };
+export type CoreEnv = { Variables: CoreVariables };
 
-/** Resolves the caller once per request; invalid tokens are refused here with 401. */
-export function authContext(): MiddlewareHandler<AuthEnv> {
+/** Resolves the caller once per request; an invalid token is a 401 even on public routes. */
+export function authContext(config: SupabaseConfig | (() => SupabaseConfig)): MiddlewareHandler<CoreEnv> {
   return async (c, next) => {
-    c.set("caller", await resolveCaller(c.req.raw));
+    const cfg = typeof config === "function" ? config() : config;
+    c.set("supabase", cfg);
+    c.set("caller", await resolveCaller(cfg, c.req.raw));
     await next();
   };
 }
 
-export function caller(c: Context<AuthEnv>): Caller {
-  const v = c.get("caller");
+// deno-lint-ignore no-explicit-any
+type Ctx = Context<any>;
+
+export function caller(c: Ctx): Caller {
+  const v = (c as Context<CoreEnv>).get("caller");
   if (!v) throw new Error("authContext() middleware is not installed");
   return v;
 }
 
-export async function access(c: Context<AuthEnv>): Promise<Access> {
-  let a = c.get("access");
+/** The client that acts as the caller (RLS applies), or the service client for the service role. */
+export function db(c: Ctx): SupabaseClient {
+  const ctx = c as Context<CoreEnv>;
+  const who = caller(c);
+  if (who.kind === "service") return serviceDb(c);
+  if (who.kind !== "user" || !who.token) throw HttpError.unauthorized("Authentication required");
+  let client = ctx.get("callerDb");
+  if (!client) {
+    client = createCallerClient(ctx.get("supabase"), who.token);
+    ctx.set("callerDb", client);
+  }
+  return client;
+}
+
+/** The service-role client: system work only, after the caller has been authorised. */
+export function serviceDb(c: Ctx): SupabaseClient {
+  const ctx = c as Context<CoreEnv>;
+  let client = ctx.get("serviceDb");
+  if (!client) {
+    client = createServiceClient(ctx.get("supabase"));
+    ctx.set("serviceDb", client);
+  }
+  return client;
+}
+
+export async function access(c: Ctx): Promise<Access> {
+  const ctx = c as Context<CoreEnv>;
+  let a = ctx.get("access");
   if (!a) {
-    a = await loadAccess(caller(c));
-    c.set("access", a);
+    const who = caller(c);
+    a = who.kind === "user" ? await loadAccess(db(c), who) : NO_ACCESS;
+    ctx.set("access", a);
   }
   return a;
 }
 
-/** A user JWT is required (the service role is not a user). */
-export function requireUser(c: Context<AuthEnv>): Caller & { kind: "user"; userId: string; token: string } {
+/** A user JWT is required (the service role is not a user): 401 otherwise. */
+export function requireUser(c: Ctx): UserCaller {
   const who = caller(c);
   if (who.kind !== "user") throw HttpError.unauthorized("A signed-in user is required");
-  return who as Caller & { kind: "user"; userId: string; token: string };
+  return who as UserCaller;
 }
 
-/** A user JWT or the service-role key. */
-export function requireAuthenticated(c: Context<AuthEnv>): Caller {
+/** A user JWT or the service-role key: 401 otherwise. */
+export function requireAuthenticated(c: Ctx): Caller {
   const who = caller(c);
-  if (who.kind === "anon") throw HttpError.unauthorized("Authentication required");
+  if (who.kind === "anon") throw HttpError.unauthorized("A user JWT or the service-role key is required");
   return who;
 }
 
-/** The caller must hold one of the platform roles (and not be suspended); service role passes. */
-export async function requirePlatformRole(c: Context<AuthEnv>, roles: string[]): Promise<Caller> {
+/** The caller must hold one of the platform roles (and be active); the service role passes. */
+export async function requirePlatformRole(c: Ctx, roles: readonly string[]): Promise<Caller> {
   const who = requireAuthenticated(c);
   if (who.kind === "service") return who;
   const a = await access(c);
@@ -142,37 +217,53 @@ export async function requirePlatformRole(c: Context<AuthEnv>, roles: string[]):
   return who;
 }
 
-/** The caller's role in a workspace, or null when not a member. */
+/** The caller's role in a workspace: `service` for the service role, null for non-members. */
 export async function workspaceRole(
-  c: Context<AuthEnv>,
+  c: Ctx,
   workspaceId: string,
-): Promise<WorkspaceRole["role"] | null> {
+): Promise<WorkspaceRoleName | "service" | null> {
+  if (caller(c).kind === "service") return "service";
   const a = await access(c);
   return a.workspaces.find((w) => w.workspace_id === workspaceId)?.role ?? null;
 }
 
 /**
- * The caller must hold one of `roles` in the workspace; service role passes. Non-members get 404
- * rather than 403, so a workspace id reveals nothing to outsiders.
+ * The caller must hold one of `roles` in the workspace (null: any member); the service role
+ * passes. Outsiders get 404, members without the role 403 ("<what> requires the ... role").
  */
 export async function requireWorkspaceRole(
-  c: Context<AuthEnv>,
+  c: Ctx,
   workspaceId: string,
-  roles: WorkspaceRole["role"][],
-): Promise<Caller> {
-  const who = requireAuthenticated(c);
-  if (who.kind === "service") return who;
+  roles: readonly WorkspaceRoleName[] | null,
+  what = "This",
+): Promise<WorkspaceRoleName | "service"> {
+  requireAuthenticated(c);
   const role = await workspaceRole(c, workspaceId);
   if (role === null) throw HttpError.notFound("Workspace not found");
-  if (!roles.includes(role)) {
-    throw HttpError.forbidden(`This requires the ${roles.join(" or ")} role in the workspace`);
+  if (role !== "service" && roles && !roles.includes(role)) {
+    throw HttpError.forbidden(`${what} requires the ${roles.join(" or ")} role in the workspace`);
   }
-  return who;
+  return role;
 }
 
-/** A supabase-js client acting as the caller (RLS applies), or the service client for the service role. */
-export function dbFor(who: Caller): SupabaseClient {
-  if (who.kind === "service") return serviceClient();
-  if (who.kind === "user" && who.token) return callerClient(who.token);
-  throw HttpError.unauthorized("Authentication required");
+// ---- Guards for route groups ----
+
+/** A user JWT or the service-role key (anon: 401). */
+export const signedIn: MiddlewareHandler = async (c, next) => {
+  requireAuthenticated(c);
+  await next();
+};
+
+/** A user JWT (the service role and anon: 401). */
+export const userOnly: MiddlewareHandler = async (c, next) => {
+  requireUser(c);
+  await next();
+};
+
+/** One of the platform roles, active (the service role passes; anon 401; others 403). */
+export function platformRoles(roles: readonly string[]): MiddlewareHandler {
+  return async (c, next) => {
+    await requirePlatformRole(c, roles);
+    await next();
+  };
 }

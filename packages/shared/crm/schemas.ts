@@ -6,12 +6,12 @@
  * column instead of storing blanks.
  */
 import { z } from "zod";
-import { hasAtMostDecimals } from "../quotes/money.ts";
+import { hasAtMostDecimals } from "../money.ts";
 
 export const Uuid = z.guid();
 
-export const SUBSCRIPTION_TIERS = ["free", "starter", "pro", "enterprise"] as const;
-export const USER_STATUSES = ["active", "suspended"] as const;
+const SUBSCRIPTION_TIERS = ["free", "starter", "pro", "enterprise"] as const;
+const USER_STATUSES = ["active", "suspended"] as const;
 
 /** Optional text: trimmed, "" -> null, at most `max` characters. */
 function text(max: number) {

@@ -31,7 +31,7 @@ export function containsAnyFilter(columns: readonly string[], term: string): str
 }
 
 /** The spec's company search: name, email or website contains the term, case-insensitively. */
-export const COMPANY_SEARCH_COLUMNS = ["name", "email", "website"] as const;
+const COMPANY_SEARCH_COLUMNS = ["name", "email", "website"] as const;
 
 export function companySearchFilter(term: string): string {
   return containsAnyFilter(COMPANY_SEARCH_COLUMNS, term);

@@ -5,28 +5,16 @@
 export * from "./types.ts";
 export * from "./batch.ts";
 export {
-  assertThreshold,
   confidenceLevel,
-  CONTEXT_THRESHOLD,
   contextSimilarity,
   DEFAULT_SIMILARITY_THRESHOLD,
   descriptionSimilarity,
-  HIGH_CONFIDENCE,
-  MEDIUM_CONFIDENCE,
   metadataSimilarity,
-  NAME_THRESHOLD,
   nameSimilarity,
   overallSimilarity,
   passesContext,
   recommendedAction,
   WEIGHTS,
 } from "./scoring.ts";
-export {
-  canonicalValue,
-  descriptionWords,
-  extractFactory,
-  FACTORY_KEYS,
-  metadataProperties,
-  normaliseName,
-} from "./similarity.ts";
-export { type MatchBlock, realQuickRatio, SequenceMatcher } from "./sequence_matcher.ts";
+export { canonicalValue, descriptionWords, extractFactory, metadataProperties } from "./similarity.ts";
+export { realQuickRatio, SequenceMatcher } from "./sequence_matcher.ts";

@@ -43,14 +43,14 @@ export const WEIGHTS = {
   metadata: METADATA_TENTHS / 10,
 } as const;
 
-export const NAME_THRESHOLD = 0.5;
+const NAME_THRESHOLD = 0.5;
 /** The combined threshold 0.20 as the fraction 1/5, for the exact integer comparison. */
 const CONTEXT_NUMERATOR = 1, CONTEXT_DENOMINATOR = 5;
-export const CONTEXT_THRESHOLD = CONTEXT_NUMERATOR / CONTEXT_DENOMINATOR;
+const CONTEXT_THRESHOLD = CONTEXT_NUMERATOR / CONTEXT_DENOMINATOR;
 /** Default for the endpoints' optional similarity_threshold: above the name floor, below review. */
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.6;
-export const HIGH_CONFIDENCE = 0.85;
-export const MEDIUM_CONFIDENCE = 0.7;
+const HIGH_CONFIDENCE = 0.85;
+const MEDIUM_CONFIDENCE = 0.7;
 
 /**
  * overall = name x 0.50 + description x 0.30 + metadata x 0.20. Every caller, including the

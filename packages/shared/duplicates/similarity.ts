@@ -8,7 +8,7 @@ import { multisetIntersection, PreparedSequence, toCodePoints } from "./sequence
 import type { Product } from "./types.ts";
 
 /** Metadata keys naming the factory, in the spec's order of precedence. */
-export const FACTORY_KEYS = ["factory", "manufacturer", "factory_group", "brand", "company"] as const;
+const FACTORY_KEYS = ["factory", "manufacturer", "factory_group", "brand", "company"] as const;
 const FACTORY_KEY_SET: ReadonlySet<string> = new Set(FACTORY_KEYS);
 
 /**
@@ -32,7 +32,7 @@ export function extractFactory(metadata: Record<string, unknown> | null | undefi
 }
 
 /** Names are compared lowercased and trimmed, as the spec says; nothing else is folded. */
-export function normaliseName(name: string): string {
+function normaliseName(name: string): string {
   return name.trim().toLowerCase();
 }
 
@@ -187,7 +187,7 @@ export function nameCharacterOverlap(a: PreparedProduct, b: PreparedProduct): nu
 }
 
 /** Size of the intersection of two ascending arrays of distinct integers. */
-export function intersectionSize(x: Int32Array, y: Int32Array): number {
+function intersectionSize(x: Int32Array, y: Int32Array): number {
   let i = 0, j = 0, n = 0;
   while (i < x.length && j < y.length) {
     if (x[i] === y[j]) {

@@ -55,7 +55,7 @@ const STOP_WORDS = new Set([
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** 32-bit FNV-1a over UTF-16 code units, finished with murmur3's fmix32 so every bit is mixed. */
-export function hash32(s: string): number {
+function hash32(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
@@ -69,12 +69,12 @@ export function hash32(s: string): number {
   return h >>> 0;
 }
 
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return text.normalize("NFKC").toLowerCase().match(WORD) ?? [];
 }
 
 /** Features of a text with their weight and count (before damping and hashing). */
-export function features(text: string): Map<string, { weight: number; count: number }> {
+function features(text: string): Map<string, { weight: number; count: number }> {
   const out = new Map<string, { weight: number; count: number }>();
   const add = (f: string, weight: number) => {
     const cur = out.get(f);

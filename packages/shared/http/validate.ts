@@ -1,28 +1,28 @@
 /**
- * zod request validation: bad input is a 400 whose message names the fields and whose details
- * are the zod issues.
+ * zod request validation, one way everywhere: bad input is a 400 `validation_failed` whose
+ * message names the fields ("Invalid request body: items.0.quantity: ...") and whose details are
+ * the zod issues. The same text comes from parseJson/validate (hand-parsed bodies) and from
+ * validationHook, the defaultHook of every OpenAPIHono (routes declared with createRoute).
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import { HttpError } from "./errors.ts";
+import { HttpError, INVALID_JSON } from "./errors.ts";
 
-function describe(issues: z.core.$ZodIssue[]): string {
+/** The first five issues as `path: message`, joined with "; ". */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .slice(0, 5)
     .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
     .join("; ");
 }
 
+export function validationError(what: string, issues: z.core.$ZodIssue[]): HttpError {
+  return new HttpError(400, "validation_failed", `Invalid ${what}: ${describeIssues(issues)}`, issues);
+}
+
 export function validate<S extends z.ZodType>(schema: S, value: unknown, what = "request body"): z.infer<S> {
   const r = schema.safeParse(value);
-  if (!r.success) {
-    throw new HttpError(
-      400,
-      "validation_failed",
-      `Invalid ${what}: ${describe(r.error.issues)}`,
-      r.error.issues,
-    );
-  }
+  if (!r.success) throw validationError(what, r.error.issues);
   return r.data;
 }
 
@@ -32,7 +32,7 @@ export async function parseJson<S extends z.ZodType>(c: Context, schema: S): Pro
   try {
     body = await c.req.json();
   } catch {
-    throw new HttpError(400, "invalid_json", "Request body must be valid JSON");
+    throw INVALID_JSON;
   }
   return validate(schema, body);
 }
@@ -43,4 +43,24 @@ export function parseQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<
 
 export function parseParams<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
   return validate(schema, c.req.param(), "path parameters");
+}
+
+const TARGETS: Record<string, string> = {
+  json: "request body",
+  form: "form body",
+  query: "query parameters",
+  param: "path parameters",
+  header: "headers",
+  cookie: "cookies",
+};
+
+/**
+ * OpenAPIHono's defaultHook: a failed request schema throws the same 400 as validate(), so
+ * declared routes and hand-parsed ones answer alike. (Hono's JSON validator answers a non-JSON
+ * body itself, before the hook, with a 400 HTTPException that errorHandler keeps.)
+ */
+export function validationHook(
+  result: { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target: string },
+): void {
+  if (!result.success) throw validationError(TARGETS[result.target] ?? result.target, result.error.issues);
 }

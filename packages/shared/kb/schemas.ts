@@ -4,13 +4,13 @@
  * depend on the HTTP framework.
  */
 import { z } from "zod";
+import { PriceDocTypeSchema } from "../pricing/schemas.ts";
 
-export const PRICE_DOC_TYPES = ["price_list", "discount_rule", "contract_terms", "promotion"] as const;
 export const ACCESS_LEVELS = ["public", "member", "admin"] as const;
-export const DOC_STATUSES = ["draft", "published", "archived"] as const;
-export const SEARCH_TYPES = ["products", "entities", "chunks", "kb_docs"] as const;
+const DOC_STATUSES = ["draft", "published", "archived"] as const;
+const SEARCH_TYPES = ["products", "entities", "chunks", "kb_docs"] as const;
 export const KB_CALLERS = ["admin", "agent", "public"] as const;
-export const RELATIONSHIP_TYPES = [
+const RELATIONSHIP_TYPES = [
   "primary",
   "supplementary",
   "related",
@@ -26,15 +26,15 @@ export const PRICING_SLUG = "pricing";
  * 20260102000300_kb_hybrid_search.sql). Calibrated on the local provider, where an unrelated
  * chunk scores about 0 to 0.1 and a chunk sharing the query's product words 0.2 and up.
  */
-export const DEFAULT_MATCH_THRESHOLD = 0.15;
+const DEFAULT_MATCH_THRESHOLD = 0.15;
 
 const uuid = z.uuid();
-const priceDocType = z.enum(PRICE_DOC_TYPES).meta({
+const priceDocType = PriceDocTypeSchema.meta({
   description: "Pricing document type (Pricing category only)",
 });
 const metadata = z.record(z.string(), z.unknown()).meta({ description: "Free-form metadata" });
 
-export const slugSchema = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lower-case words joined by hyphens")
+const slugSchema = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lower-case words joined by hyphens")
   .max(100);
 
 export const categoryCreateSchema = z.object({
@@ -122,11 +122,4 @@ export const searchKnowledgeBaseSchema = z.object({
   price_doc_type: priceDocTypes.optional(),
 }).meta({ id: "SearchKnowledgeBase" });
 
-export type CategoryCreate = z.infer<typeof categoryCreateSchema>;
-export type DocumentCreate = z.infer<typeof documentCreateSchema>;
-export type DocumentUpdate = z.infer<typeof documentUpdateSchema>;
-export type DocumentFromPdf = z.infer<typeof documentFromPdfSchema>;
-export type KbSearch = z.infer<typeof kbSearchSchema>;
-export type SearchKnowledgeBase = z.infer<typeof searchKnowledgeBaseSchema>;
-export type PriceDocType = (typeof PRICE_DOC_TYPES)[number];
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];

@@ -9,7 +9,7 @@ import { ACCESS_LEVELS, type AccessLevel, KB_CALLERS, PRICING_SLUG } from "./sch
  * Access levels each `caller` of search_knowledge_base searches. RLS still decides: an `admin`
  * or `agent` caller who is not an owner or admin of the workspace sees no admin-level chunks.
  */
-export const CALLER_ACCESS_LEVELS: Record<(typeof KB_CALLERS)[number], readonly AccessLevel[]> = {
+const CALLER_ACCESS_LEVELS: Record<(typeof KB_CALLERS)[number], readonly AccessLevel[]> = {
   admin: ACCESS_LEVELS,
   agent: ACCESS_LEVELS,
   public: ["public"],

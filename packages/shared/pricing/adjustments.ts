@@ -24,7 +24,7 @@
 import { citeDoc } from "./cite.ts";
 import { caveat, type Finding, info } from "./confidence.ts";
 import type { PromotionEntry, RuleCondition, RuleEntry } from "./entries.ts";
-import { type Dec, dec, decToString } from "./money.ts";
+import { type Dec, dec, decToString } from "../money.ts";
 import { nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
 
 export type RuleLevel = "sku" | "manufacturer" | "category" | "all";

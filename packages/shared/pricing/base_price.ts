@@ -22,7 +22,7 @@ import { cite, citeDoc, citeTier, describeTier } from "./cite.ts";
 import { caveat, type Finding, gap, info } from "./confidence.ts";
 import type { PriceListEntry, PriceTier } from "./entries.ts";
 import type { ProductIdentity } from "./index.ts";
-import { type Dec, dec, decToMoneyString, decToString } from "./money.ts";
+import { type Dec, dec, decToMoneyString, decToString } from "../money.ts";
 import { withinRange } from "./parse/dates.ts";
 
 export interface BasePrice {

@@ -3,7 +3,7 @@
  *
  * Every entry is a plain JSON-serialisable object (strings, numbers, booleans, null, arrays) so it
  * can be stored as jsonb next to its kb_docs row and read back unchanged. Decimal values are
- * canonical decimal strings (see money.ts), dates are ISO `YYYY-MM-DD`, units and currencies are
+ * canonical decimal strings (see ../money.ts), dates are ISO `YYYY-MM-DD`, units and currencies are
  * normalised (see normalize.ts). Each entry carries the document id, title, type, 1-based line and
  * the exact source text it came from, so any number built from it can quote its origin.
  */

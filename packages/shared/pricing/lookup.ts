@@ -32,7 +32,7 @@ import { type Finding, gap, hasGap } from "./confidence.ts";
 import type { ParsedPriceDocument, PriceDocType, PriceEntry } from "./entries.ts";
 import { buildPriceIndex, type PriceIndex } from "./index.ts";
 import { matchProduct } from "./match.ts";
-import { type Dec, decFromNumber } from "./money.ts";
+import { type Dec, decFromNumber } from "../money.ts";
 import { normalizeUnit } from "./normalize.ts";
 import { isIsoDate } from "./parse/dates.ts";
 import { composeProposal, type PriceProposal } from "./proposal.ts";

@@ -19,8 +19,8 @@ import { caveat, type Finding, gap, type MatchMethod } from "./confidence.ts";
 import { type PriceIndex, type ProductIdentity, similarIndexTokens } from "./index.ts";
 import { nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
 
-export const MIN_NAME_SCORE = 0.5;
-export const AMBIGUITY_MARGIN = 0.1;
+const MIN_NAME_SCORE = 0.5;
+const AMBIGUITY_MARGIN = 0.1;
 
 export interface ScoredIdentity {
   identity: ProductIdentity;
@@ -44,7 +44,7 @@ export interface ProductMatch {
  * The score above. `similar`, when given, holds for each query token the tokens counted as equal
  * to it (precomputed once per lookup from the index, so scoring a candidate is set look-ups).
  */
-export function nameScore(
+function nameScore(
   query: readonly string[],
   candidate: readonly string[],
   similar?: ReadonlyArray<ReadonlySet<string>>,
@@ -57,7 +57,7 @@ export function nameScore(
   return Math.round((0.6 * coverage + 0.4 * jaccard) * 10_000) / 10_000;
 }
 
-export function describeIdentity(id: ProductIdentity): string {
+function describeIdentity(id: ProductIdentity): string {
   const parts = [
     id.product_name ? `"${id.product_name}"` : null,
     id.sku ? `SKU ${id.sku}` : null,

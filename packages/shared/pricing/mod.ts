@@ -12,7 +12,7 @@
  *   adjust   adjustments.ts      rules -> at most one discount or promotion price
  *   compose  proposal.ts         -> price_proposal; lookup.ts also returns matches[] and hints{}
  *
- * Rounding (money.ts): exact decimals (bigint of 1/10,000); one rounding, half-up to 2 decimals:
+ * Rounding (../money.ts, shared with quotes): exact decimals (bigint of 1/10,000); one rounding, half-up to 2 decimals:
  *   final_unit_price = round2(list_price x (1 - discount_percent/100));
  *   total = round2(final_unit_price x quantity_applied) using the rounded unit price.
  *
@@ -40,32 +40,16 @@
  * arithmetic), nothing here is left to a model, and "no price" is an explicit, explained result.
  */
 export * from "./entries.ts";
-export * from "./money.ts";
-export {
-  isKnownUnit,
-  nameTokens,
-  normalizeCurrency,
-  normalizeUnit,
-  sameManufacturer,
-  skuKey,
-} from "./normalize.ts";
 export {
   parsePriceDocument,
   parsePriceDocuments,
   type PriceDocumentValidation,
   validatePriceDocument,
 } from "./parse/mod.ts";
-export {
-  detectSeparatorStyle,
-  findPercents,
-  parseAmount,
-  parseNumber,
-  parseQuantityRange,
-} from "./parse/amount.ts";
-export { findDateRange, findDates, parseDate } from "./parse/dates.ts";
-export { buildPriceIndex, type PriceIndex, type ProductIdentity } from "./index.ts";
-export { AMBIGUITY_MARGIN, MIN_NAME_SCORE, nameScore } from "./match.ts";
-export { type Confidence, decideConfidence, type Finding, type FindingSeverity } from "./confidence.ts";
+export { detectSeparatorStyle, findPercents, parseAmount, parseQuantityRange } from "./parse/amount.ts";
+export { findDateRange, parseDate } from "./parse/dates.ts";
+export { buildPriceIndex, type PriceIndex } from "./index.ts";
+export { type Confidence, type Finding } from "./confidence.ts";
 export { type PriceProposal } from "./proposal.ts";
 export {
   lookupPrice,
@@ -76,4 +60,4 @@ export {
   type PriceLookupResult,
   type PriceMatch,
 } from "./lookup.ts";
-export { PriceDocTypeSchema, PriceLookupParamsSchema, PriceProposalSchema } from "./schemas.ts";
+export { PriceLookupParamsSchema, PriceProposalSchema } from "./schemas.ts";

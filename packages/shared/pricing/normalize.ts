@@ -116,7 +116,7 @@ export function isKnownUnit(raw: string): boolean {
 /** Currency markers recognised in amounts and headers. "$" is read as USD (documented choice). */
 export const CURRENCY_PATTERN = /€|\$|£|\b(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK|HUF|RON)\b|\beuros?\b|zł/gi;
 
-export function normalizeCurrency(marker: string): string | null {
+function normalizeCurrency(marker: string): string | null {
   const m = marker.trim().toLowerCase();
   if (m === "€" || m === "eur" || m === "euro" || m === "euros") return "EUR";
   if (m === "$" || m === "usd") return "USD";
@@ -243,7 +243,7 @@ export const nameTokens = memoize((name) => {
 });
 
 /** Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`. */
-export function boundedEditDistance(a: string, b: string, limit: number): number {
+function boundedEditDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

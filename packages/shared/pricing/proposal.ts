@@ -5,7 +5,7 @@
  *   quantity_applied, total) is null and confidence is low; warnings name each gap.
  * - Otherwise final_unit_price = round2(list_price x (1 - discount_percent/100)) (discount 0 when
  *   no rule applies), or the fixed promotion price for the SKU with the discount it implies;
- *   total = round2(final_unit_price x quantity_applied) when a quantity was given. See money.ts.
+ *   total = round2(final_unit_price x quantity_applied) when a quantity was given. See ../money.ts.
  * - source_doc_ids / source_titles (same order) are the documents the reasoning relies on;
  *   reasoning_chain quotes the snippet behind each step; effective_through is the earliest end
  *   date among the price list and rule used (null when none states one).
@@ -28,7 +28,7 @@ import {
   impliedDiscountPercent,
   lineTotal,
   roundMoney,
-} from "./money.ts";
+} from "../money.ts";
 
 export interface PriceProposal {
   type: "price_proposal";

@@ -19,7 +19,7 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { env } from "../env.ts";
-import { contentHash } from "../kb/hash.ts";
+import { contentHash } from "../content_hash.ts";
 import { isPriceDocType, type PriceEntry } from "./entries.ts";
 import { buildPriceIndex, type PriceIndex } from "./index.ts";
 import { lookupPrice, type PriceLookupInput, type PriceLookupResult } from "./lookup.ts";
@@ -29,7 +29,7 @@ import { parsePriceDocument } from "./parse/mod.ts";
  * Version of what parsePriceDocument produces. Bump it with any change to the parser's output:
  * stored entries of another version are re-parsed before the next lookup, never used.
  */
-export const PRICE_PARSER_VERSION = "pricing-parser/1";
+const PRICE_PARSER_VERSION = "pricing-parser/1";
 
 /** A database call failed (not a missing price, which is a result, not an error). */
 export class PriceStoreError extends Error {
@@ -124,7 +124,7 @@ const MAX_CACHED_WORKSPACES = 200;
 const cache = new Map<string, Cached>();
 const building = new Map<string, Promise<{ cached: Cached; reparsed: number }>>();
 
-export interface LoadedIndex {
+interface LoadedIndex {
   index: PriceIndex;
   /** Published priced documents of the workspace. */
   documents: number;
@@ -196,7 +196,7 @@ async function rebuild(
 }
 
 /** The workspace's lookup index, from memory while the workspace's price counter is unchanged. */
-export async function loadPriceIndex(
+async function loadPriceIndex(
   db: SupabaseClient,
   workspaceId: string,
   opts: { scope?: string } = {},

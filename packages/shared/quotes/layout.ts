@@ -7,7 +7,7 @@
  * over as many pages as needed, repeating its column headings; totals and notes follow the last
  * line; every page has a footer "<quote number>  Page i of n".
  */
-import { formatAmount, formatQuantity, formatUnitPrice } from "./money.ts";
+import { formatAmount, formatQuantity, formatUnitPrice } from "../money.ts";
 import { wrapText } from "./text.ts";
 import type { QuoteDocument, QuoteLine } from "./types.ts";
 

@@ -1,6 +1,8 @@
-/** Quotes: the quote document type, money formatting, PDF layout and rendering, PDF storage rules. */
+/**
+ * Quotes: the quote document type, PDF layout and rendering, PDF storage rules. Amounts are
+ * formatted by the money module (../money.ts).
+ */
 export * from "./types.ts";
-export * from "./money.ts";
 export * from "./schemas.ts";
 export * from "./text.ts";
 export * from "./layout.ts";

@@ -4,14 +4,14 @@
  * and never reaches the database.
  */
 import { z } from "zod";
-import { hasAtMostDecimals } from "./money.ts";
+import { hasAtMostDecimals } from "../money.ts";
 
 /** Any 8-4-4-4-12 hex id, as Postgres's uuid type accepts it. */
-export const Uuid = z.guid();
+const Uuid = z.guid();
 
-export const QUOTE_REQUEST_STATUSES = ["pending", "updated", "approved", "rejected"] as const;
+const QUOTE_REQUEST_STATUSES = ["pending", "updated", "approved", "rejected"] as const;
 /** What a requester answers; `pending` is the state a proposal is made in. */
-export const PROPOSAL_ANSWERS = ["accepted", "rejected"] as const;
+const PROPOSAL_ANSWERS = ["accepted", "rejected"] as const;
 
 export const PRICE_SOURCE_PATTERN =
   /^(?:manual|catalog|(?:kb:ai:|kb:quick:|product_price:)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;

@@ -3,7 +3,7 @@
  * Only for functions that have already authorised their caller: these bypass every policy.
  */
 import type { User } from "@supabase/supabase-js";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import type { SupabaseClient } from "./clients.ts";
 
 const PER_PAGE = 1000;
@@ -15,7 +15,7 @@ export async function listAllAuthUsers(service: SupabaseClient): Promise<User[]>
     const { data, error } = await service.auth.admin.listUsers({ page, perPage: PER_PAGE });
     if (error) {
       console.error("auth admin listUsers failed", error);
-      throw new HttpError(500, "auth_admin_failed", "Could not list users");
+      throw DomainError.internal("Could not list users", "auth_admin_failed");
     }
     all.push(...data.users);
     if (data.users.length < PER_PAGE) return all;
@@ -28,5 +28,5 @@ export async function findAuthUser(service: SupabaseClient, id: string): Promise
   if (!error) return data.user;
   if (error.status === 404) return null;
   console.error("auth admin getUserById failed", error);
-  throw new HttpError(500, "auth_admin_failed", "Could not read the user");
+  throw DomainError.internal("Could not read the user", "auth_admin_failed");
 }

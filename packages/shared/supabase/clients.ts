@@ -1,21 +1,35 @@
 /**
  * supabase-js client factories. A caller-scoped client carries the caller's JWT so that RLS
  * decides what it sees; the service client bypasses RLS and is for the system's own work
- * (billing ledger, webhooks, cron), after the function has authorised the caller itself.
+ * (billing ledger, webhooks, cron), after the code has authorised the caller itself.
+ *
+ * HTTP handlers take their clients from the request (auth/context.ts db(c), serviceDb(c));
+ * callerClient()/serviceClient() read the function environment, for domain code that runs
+ * inside an edge function.
  */
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
-import { supabaseEnv } from "../env.ts";
+import { type SupabaseConfig, supabaseEnv } from "../env.ts";
 
-const options = { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } };
+/** Server-side clients keep no session: no storage, no refresh timers, no URL parsing. */
+const NO_SESSION = { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } };
+
+export function createCallerClient(cfg: SupabaseConfig, jwt: string): SupabaseClient {
+  return createClient(cfg.url, cfg.anonKey, {
+    ...NO_SESSION,
+    global: { headers: { Authorization: `Bearer ${jwt}` } },
+  });
+}
+
+export function createServiceClient(cfg: SupabaseConfig): SupabaseClient {
+  return createClient(cfg.url, cfg.serviceRoleKey, NO_SESSION);
+}
 
 export function callerClient(jwt: string): SupabaseClient {
-  const { url, anonKey } = supabaseEnv();
-  return createClient(url, anonKey, { ...options, global: { headers: { Authorization: `Bearer ${jwt}` } } });
+  return createCallerClient(supabaseEnv(), jwt);
 }
 
 export function serviceClient(): SupabaseClient {
-  const { url, serviceRoleKey } = supabaseEnv();
-  return createClient(url, serviceRoleKey, options);
+  return createServiceClient(supabaseEnv());
 }
 
 export type { SupabaseClient };

@@ -1,6 +1,10 @@
 /**
- * Turns a supabase-js (PostgREST) failure into the functions' one error type, so a constraint
- * the database enforces reaches the client as the 4xx it is, and only a real fault is a 500.
+ * The one mapping of supabase-js (PostgREST) failures to HTTP errors, for edge functions and the
+ * AI backend alike, so a constraint the database enforces reaches the client as the 4xx it is
+ * (PostgREST's own choices: unique and foreign-key violations 409, bad values 400, RLS 403) and
+ * only a real fault is a 500, logged, without internals in the answer.
+ *
+ * `what` names the resource ("Contact", "Job") in the messages: "Contact not found".
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { HttpError } from "../http/errors.ts";
@@ -20,7 +24,7 @@ export interface DbResult<T> {
 }
 
 /** The HttpError a PostgREST error stands for; `what` names the resource in 404/409 messages. */
-export function dbError(error: DbError, status = 0, what = "Resource"): HttpError {
+export function dbError(error: DbError, what = "Resource", status = 0): HttpError {
   const details = { code: error.code, details: error.details ?? null, hint: error.hint ?? null };
   switch (error.code) {
     case "PGRST116":
@@ -34,6 +38,7 @@ export function dbError(error: DbError, status = 0, what = "Resource"): HttpErro
       );
     case "23502":
     case "23514":
+    case "22023":
     case "22P02":
     case "22003":
     case "22001":
@@ -47,6 +52,8 @@ export function dbError(error: DbError, status = 0, what = "Resource"): HttpErro
     // PostgREST's own request errors (PGRST1xx) and mapped SQLSTATEs (PTxyz) keep their status.
     return new HttpError(status as ContentfulStatusCode, "db_request_failed", error.message, details);
   }
+  // A fault worth seeing in the logs; 4xx are the caller's input.
+  console.error(`${what}: database request failed`, status, error);
   return new HttpError(500, "db_error", "The database request failed");
 }
 
@@ -65,8 +72,5 @@ export function one<T>(r: DbResult<T | T[]>, what = "Resource"): T {
 }
 
 function failure(r: DbResult<unknown>, what?: string): HttpError {
-  const e = dbError(r.error!, r.status ?? 0, what);
-  // A 500 here is a fault worth seeing in the function logs; 4xx are the caller's input.
-  if (e.status >= 500) console.error("database request failed", r.status, r.error);
-  return e;
+  return dbError(r.error!, what, r.status ?? 0);
 }

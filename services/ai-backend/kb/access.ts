@@ -7,14 +7,14 @@
 import { HttpError } from "@shared/http/errors.ts";
 import { PRICING_SLUG } from "@shared/kb/schemas.ts";
 import {
-  type Ctx,
   PRICING_ROLES,
   requireWorkspaceRole,
   serviceDb,
   workspaceRole,
   WRITER_ROLES,
-} from "../context.ts";
-import { must } from "../db_errors.ts";
+} from "@shared/auth/context.ts";
+import { type Ctx } from "../env.ts";
+import { rows } from "@shared/supabase/postgrest.ts";
 
 export interface CategoryFacts {
   id: string;
@@ -26,10 +26,10 @@ export interface CategoryFacts {
 
 /** A category of the workspace (as the system sees it), or 404. */
 export async function categoryOf(c: Ctx, workspaceId: string, categoryId: string): Promise<CategoryFacts> {
-  const row = must(
+  const row = rows(
     await serviceDb(c).from("kb_categories").select("id, workspace_id, slug, name, access_level")
       .eq("id", categoryId).eq("workspace_id", workspaceId).maybeSingle(),
-    "Reading the category",
+    "Category",
   );
   if (!row) throw HttpError.notFound("Category not found in this workspace");
   return row as CategoryFacts;
@@ -41,10 +41,10 @@ export async function categoryBySlug(
   workspaceId: string,
   slug: string,
 ): Promise<CategoryFacts | null> {
-  return must(
+  return rows(
     await serviceDb(c).from("kb_categories").select("id, workspace_id, slug, name, access_level")
       .eq("slug", slug).eq("workspace_id", workspaceId).maybeSingle(),
-    "Reading the category",
+    "Category",
   ) as CategoryFacts | null;
 }
 
@@ -80,9 +80,9 @@ export async function authorizeDocumentWrite(
  * belongs to (an admin-level category), else 404.
  */
 export async function invisibleDocument(c: Ctx, docId: string): Promise<HttpError> {
-  const doc = must(
+  const doc = rows(
     await serviceDb(c).from("kb_docs").select("workspace_id").eq("id", docId).maybeSingle(),
-    "Reading the document",
+    "Document",
   ) as { workspace_id: string } | null;
   if (doc && (await workspaceRole(c, doc.workspace_id)) !== null) {
     return HttpError.forbidden("This document belongs to an admin-level category (owners and admins only)");

@@ -6,10 +6,10 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { chunkMarkdown, embeddingInput } from "@shared/kb/chunking.ts";
-import { contentHash } from "@shared/kb/hash.ts";
+import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { HttpError } from "@shared/http/errors.ts";
-import { dbError } from "../db_errors.ts";
+import { dbError } from "@shared/supabase/postgrest.ts";
 
 export interface KbDeps {
   db: SupabaseClient;
@@ -73,7 +73,7 @@ export async function upsertDocument(deps: KbDeps, input: UpsertInput): Promise<
     .eq("workspace_id", input.workspace_id).eq("title", input.title);
   q = input.category_id ? q.eq("category_id", input.category_id) : q.is("category_id", null);
   const existing = await q.maybeSingle();
-  if (existing.error) throw dbError(existing.error, "Reading the document");
+  if (existing.error) throw dbError(existing.error, "Document");
   let chunks = existing.data?.content_hash === hash
     ? null
     : await embedDocument(deps.embeddings, input.content);
@@ -96,7 +96,7 @@ export async function upsertDocument(deps: KbDeps, input: UpsertInput): Promise<
       chunks ??= await embedDocument(deps.embeddings, input.content);
       continue;
     }
-    throw dbError(error, "Writing the document");
+    throw dbError(error, "Document");
   }
 }
 
@@ -135,6 +135,6 @@ export async function updateDocument(
       chunks = await embedDocument(deps.embeddings, patch.content);
       continue;
     }
-    throw dbError(error, "Updating the document");
+    throw dbError(error, "Document");
   }
 }

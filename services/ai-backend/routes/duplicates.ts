@@ -27,9 +27,10 @@ import {
   type Product,
   recommendedAction,
 } from "@shared/duplicates/mod.ts";
-import { caller, type Ctx, db, PRICING_ROLES, requireWorkspaceRole, WRITER_ROLES } from "../context.ts";
-import { dbError, must } from "../db_errors.ts";
-import { errorResponses, jsonBody, okJson, router } from "../openapi_util.ts";
+import { caller, db, PRICING_ROLES, requireWorkspaceRole, WRITER_ROLES } from "@shared/auth/context.ts";
+import { type Ctx, router } from "../env.ts";
+import { dbError, rows } from "@shared/supabase/postgrest.ts";
+import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 
 const tags = ["Duplicate detection"];
 const STATUSES = ["pending", "reviewed", "merged", "dismissed"] as const;
@@ -132,10 +133,10 @@ function checkUserId(c: Ctx, claimed: string | undefined): void {
 async function loadCatalogue(client: SupabaseClient, workspaceId: string): Promise<Product[]> {
   const products: Product[] = [];
   for (let from = 0;; from += PAGE) {
-    const page = must(
+    const page = rows(
       await client.from("products").select("id, name, description, metadata").eq("workspace_id", workspaceId)
         .order("id").range(from, from + PAGE - 1),
-      "Reading the catalogue",
+      "Product",
     ) as Product[];
     products.push(...page);
     if (page.length < PAGE) return products;
@@ -146,11 +147,11 @@ async function productNames(client: SupabaseClient, ids: string[]): Promise<Map<
   const names = new Map<string, string>();
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; i += PAGE) {
-    const rows = must(
+    const found = rows(
       await client.from("products").select("id, name").in("id", unique.slice(i, i + PAGE)),
-      "Reading product names",
+      "Product",
     ) as { id: string; name: string }[];
-    for (const r of rows) names.set(r.id, r.name);
+    for (const r of found) names.set(r.id, r.name);
   }
   return names;
 }
@@ -174,10 +175,10 @@ export function duplicateRoutes() {
       const body = c.req.valid("json");
       await requireWorkspaceRole(c, body.workspace_id, null);
       const client = db(c);
-      const product = must(
+      const product = rows(
         await client.from("products").select("id, name, description, metadata").eq("id", body.product_id)
           .eq("workspace_id", body.workspace_id).maybeSingle(),
-        "Reading the product",
+        "Product",
       ) as Product | null;
       if (!product) throw HttpError.notFound("Product not found in the workspace");
       const similarity_threshold = body.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD;
@@ -217,7 +218,7 @@ export function duplicateRoutes() {
         limit,
       );
       const stored = pairs.length
-        ? must(
+        ? rows(
           await client.rpc("store_duplicate_detections", {
             p_workspace_id: body.workspace_id,
             p_pairs: pairs,
@@ -259,7 +260,7 @@ export function duplicateRoutes() {
       if (q.min_similarity !== undefined) query = query.gte("overall_similarity_score", q.min_similarity);
       const { data, error, count } = await query.order("overall_similarity_score", { ascending: false })
         .order("id").range(...pageRange(q));
-      if (error) throw dbError(error, "Listing detections");
+      if (error) throw dbError(error, "Duplicate detection");
       const rows = data as { product_id_1: string; product_id_2: string; overall_similarity_score: number }[];
       const names = await productNames(client, rows.flatMap((r) => [r.product_id_1, r.product_id_2]));
       return c.json({
@@ -318,10 +319,10 @@ export function duplicateRoutes() {
         throw HttpError.badRequest("source_product_ids must not contain the target");
       }
       const client = db(c);
-      const target = must(
+      const target = rows(
         await client.from("products").select("id").eq("id", body.target_product_id)
           .eq("workspace_id", body.workspace_id).maybeSingle(),
-        "Reading the target",
+        "Product",
       );
       if (!target) throw HttpError.notFound("Target product not found in the workspace");
       const { data, error } = await client.rpc("merge_products", {
@@ -373,7 +374,7 @@ export function duplicateRoutes() {
       const { data, error, count } = await db(c).from("product_merge_history")
         .select(HISTORY_FIELDS, { count: "exact" }).eq("workspace_id", q.workspace_id)
         .order("merged_at", { ascending: false }).order("id").range(...pageRange(q));
-      if (error) throw dbError(error, "Listing merges");
+      if (error) throw dbError(error, "Merge");
       const rows = data as unknown as HistoryRow[];
       return c.json({
         history: rows.map(historyView),

@@ -13,10 +13,11 @@ import {
   PRICING_SLUG,
 } from "@shared/kb/schemas.ts";
 import { slugify } from "@shared/kb/search.ts";
-import { caller, db, PRICING_ROLES, requireWorkspaceRole } from "../context.ts";
-import { dbError, must } from "../db_errors.ts";
+import { caller, db, PRICING_ROLES, requireWorkspaceRole } from "@shared/auth/context.ts";
+import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { invisibleDocument } from "../kb/access.ts";
-import { errorResponses, idParam, jsonBody, okJson, router } from "../openapi_util.ts";
+import { errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { router } from "../env.ts";
 
 const tags = ["Knowledge base"];
 
@@ -73,7 +74,7 @@ export function kbCatalogRoutes() {
       if (workspace_id) await requireWorkspaceRole(c, workspace_id, null);
       let q = db(c).from("kb_categories").select("*").order("name");
       if (workspace_id) q = q.eq("workspace_id", workspace_id);
-      return c.json({ categories: must(await q, "Listing categories") }, 200);
+      return c.json({ categories: rows(await q, "Category") }, 200);
     },
   );
 
@@ -92,23 +93,23 @@ export function kbCatalogRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const doc = must(
+      const doc = rows(
         await db(c).from("kb_docs").select("id, workspace_id").eq("id", body.doc_id).maybeSingle(),
-        "Reading the document",
+        "Document",
       ) as { id: string; workspace_id: string } | null;
       if (!doc) throw await invisibleDocument(c, body.doc_id);
-      const product = must(
+      const product = rows(
         await db(c).from("products").select("id").eq("id", body.product_id).eq(
           "workspace_id",
           doc.workspace_id,
         )
           .maybeSingle(),
-        "Reading the product",
+        "Product",
       );
       if (!product) throw HttpError.notFound("Product not found in the document's workspace");
       const { data, error } = await db(c).from("kb_doc_attachments")
         .insert({ workspace_id: doc.workspace_id, ...body }).select("*").single();
-      if (error) throw dbError(error, "Attaching the document");
+      if (error) throw dbError(error, "Attachment");
       return c.json({ attachment: data }, 201);
     },
   );
@@ -124,18 +125,18 @@ export function kbCatalogRoutes() {
     }),
     async (c) => {
       const { doc_id } = c.req.valid("param");
-      const doc = must(
+      const doc = rows(
         await db(c).from("kb_docs").select("id").eq("id", doc_id).maybeSingle(),
-        "Reading the document",
+        "Document",
       );
       if (!doc) throw await invisibleDocument(c, doc_id);
-      const attachments = must(
+      const attachments = rows(
         await db(c).from("kb_doc_attachments").select("*").eq("doc_id", doc_id).order("created_at"),
-        "Listing attachments",
+        "Attachment",
       ) as { product_id: string }[];
       const ids = attachments.map((a) => a.product_id);
       const products = ids.length
-        ? must(await db(c).from("products").select("id, name, sku").in("id", ids), "Reading products") as {
+        ? rows(await db(c).from("products").select("id, name, sku").in("id", ids), "Product") as {
           id: string;
         }[]
         : [];
@@ -157,20 +158,20 @@ export function kbCatalogRoutes() {
     }),
     async (c) => {
       const { product_id } = c.req.valid("param");
-      const product = must(
+      const product = rows(
         await db(c).from("products").select("id").eq("id", product_id).maybeSingle(),
         "Reading",
       );
       if (!product) throw HttpError.notFound("Product not found");
-      const links = must(
+      const links = rows(
         await db(c).from("kb_doc_attachments").select("doc_id, relationship_type, notes").eq(
           "product_id",
           product_id,
         ),
-        "Listing attachments",
+        "Attachment",
       ) as { doc_id: string; relationship_type: string; notes: string | null }[];
       const docs = links.length
-        ? must(
+        ? rows(
           await db(c).from("kb_docs")
             .select("id, workspace_id, category_id, title, status, price_doc_type, chunk_count, updated_at")
             .in("id", links.map((l) => l.doc_id)).order("title"),

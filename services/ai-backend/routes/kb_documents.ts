@@ -7,13 +7,14 @@ import { createRoute } from "@hono/zod-openapi";
 import { HttpError } from "@shared/http/errors.ts";
 import { documentCreateSchema, documentFromPdfSchema, documentUpdateSchema } from "@shared/kb/schemas.ts";
 import { checkPriceDocument } from "@shared/kb/pricing.ts";
-import { db, requireWorkspaceRole, WRITER_ROLES } from "../context.ts";
-import { dbError, must } from "../db_errors.ts";
+import { db, requireWorkspaceRole, WRITER_ROLES } from "@shared/auth/context.ts";
+import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { authorizeDocumentWrite, invisibleDocument } from "../kb/access.ts";
 import { type KbDocument, updateDocument, upsertDocument } from "../kb/store.ts";
 import { storePriceEntries } from "@shared/pricing/store.ts";
 import { decodeBase64, pdfText } from "../kb/pdf.ts";
-import { errorResponses, idParam, jsonBody, okJson, router } from "../openapi_util.ts";
+import { errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { router } from "../env.ts";
 
 const tags = ["Knowledge base"];
 
@@ -103,9 +104,9 @@ export function kbDocumentRoutes() {
     }),
     async (c) => {
       const { doc_id } = c.req.valid("param");
-      const doc = must(
+      const doc = rows(
         await db(c).from("kb_docs").select("*").eq("id", doc_id).maybeSingle(),
-        "Reading the document",
+        "Document",
       );
       if (!doc) throw await invisibleDocument(c, doc_id);
       return c.json({ document: doc }, 200);
@@ -127,12 +128,12 @@ export function kbDocumentRoutes() {
     async (c) => {
       const { doc_id } = c.req.valid("param");
       const patch = c.req.valid("json");
-      const current = must(
+      const current = rows(
         await db(c).from("kb_docs").select(
           "id, workspace_id, category_id, content, content_hash, price_doc_type",
         )
           .eq("id", doc_id).maybeSingle(),
-        "Reading the document",
+        "Document",
       ) as KbDocument | null;
       if (!current) throw await invisibleDocument(c, doc_id);
       const categoryId = patch.category_id !== undefined ? patch.category_id : current.category_id;
@@ -156,14 +157,14 @@ export function kbDocumentRoutes() {
     }),
     async (c) => {
       const { doc_id } = c.req.valid("param");
-      const current = must(
+      const current = rows(
         await db(c).from("kb_docs").select("id, workspace_id").eq("id", doc_id).maybeSingle(),
-        "Reading the document",
+        "Document",
       ) as { id: string; workspace_id: string } | null;
       if (!current) throw await invisibleDocument(c, doc_id);
       await requireWorkspaceRole(c, current.workspace_id, WRITER_ROLES, "Deleting KB documents");
       const { data, error } = await db(c).from("kb_docs").delete().eq("id", doc_id).select("id");
-      if (error) throw dbError(error, "Deleting the document");
+      if (error) throw dbError(error, "Document");
       if (!data?.length) throw HttpError.forbidden("Not allowed to delete this document");
       return c.json({ deleted: true, id: doc_id }, 200);
     },

@@ -24,10 +24,11 @@ import {
   toSearchHit,
 } from "@shared/kb/search.ts";
 import { toPgVector } from "@shared/embeddings/provider.ts";
-import { type Ctx, db, requireWorkspaceRole } from "../context.ts";
-import { dbError } from "../db_errors.ts";
+import { db, requireWorkspaceRole } from "@shared/auth/context.ts";
+import { type Ctx, router } from "../env.ts";
+import { dbError } from "@shared/supabase/postgrest.ts";
 import { categoryOf, requirePricingRole } from "../kb/access.ts";
-import { errorResponses, jsonBody, okJson, router } from "../openapi_util.ts";
+import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 
 interface SearchParams {
   workspace_id: string;
@@ -63,7 +64,7 @@ async function hybridSearch(c: Ctx, p: SearchParams): Promise<HybridRow[]> {
     p_require_published: p.require_published,
     p_access_levels: p.access_levels,
   });
-  if (error) throw dbError(error, "Searching the knowledge base");
+  if (error) throw dbError(error, "Knowledge-base search");
   return (data ?? []) as HybridRow[];
 }
 

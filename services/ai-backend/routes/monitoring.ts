@@ -4,8 +4,9 @@
  * Platform-wide figures (supabase-status, storage-estimate) are for platform admins.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { type Ctx, requirePlatformAdmin, serviceDb } from "../context.ts";
-import { errorResponses, okJson, router } from "../openapi_util.ts";
+import { requirePlatformRole, serviceDb } from "@shared/auth/context.ts";
+import { type Ctx, router } from "../env.ts";
+import { errorResponses, okJson } from "@shared/http/openapi.ts";
 
 const started = Date.now();
 
@@ -68,7 +69,7 @@ export function monitoringRoutes() {
       responses: { ...okJson("Status report"), ...errorResponses },
     }),
     async (c) => {
-      await requirePlatformAdmin(c);
+      await requirePlatformRole(c, ["admin"]);
       const database = await probeDatabase(c);
       const tables = ["workspaces", "kb_categories", "kb_docs", "kb_doc_chunks", "ai_jobs", "ai_usage_logs"];
       const counts = Object.fromEntries(
@@ -87,7 +88,7 @@ export function monitoringRoutes() {
       responses: { ...okJson("Storage estimate"), ...errorResponses },
     }),
     async (c) => {
-      await requirePlatformAdmin(c);
+      await requirePlatformRole(c, ["admin"]);
       const kb = await serviceDb(c).rpc("kb_stats", { p_workspace_id: null });
       if (kb.error) throw new Error(`kb_stats failed: ${kb.error.message}`);
       const uploads = await serviceDb(c).from("ai_jobs").select("size_bytes");

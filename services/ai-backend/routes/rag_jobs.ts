@@ -7,9 +7,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { HttpError } from "@shared/http/errors.ts";
-import { db, requireUser, requireWorkspaceRole } from "../context.ts";
-import { dbError, must } from "../db_errors.ts";
-import { errorResponses, idParam, okJson, router } from "../openapi_util.ts";
+import { db, requireUser, requireWorkspaceRole } from "@shared/auth/context.ts";
+import { dbError, rows } from "@shared/supabase/postgrest.ts";
+import { errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
+import { router } from "../env.ts";
 
 const tags = ["RAG"];
 const BUCKET = "ai-documents";
@@ -86,7 +87,7 @@ export function ragJobRoutes() {
         if (rm.error) {
           console.error(`ai-backend: could not remove ${path} after a failed job insert`, rm.error);
         }
-        throw dbError(error, "Creating the job");
+        throw dbError(error, "Job");
       }
       return c.json({ job_id: jobId, status: "pending", message: PENDING_MESSAGE }, 202);
     },
@@ -103,9 +104,9 @@ export function ragJobRoutes() {
     }),
     async (c) => {
       const { limit } = c.req.valid("query");
-      const jobs = must(
+      const jobs = rows(
         await db(c).from("ai_jobs").select("*").order("created_at", { ascending: false }).limit(limit),
-        "Listing jobs",
+        "Job",
       );
       return c.json({ jobs }, 200);
     },
@@ -122,9 +123,9 @@ export function ragJobRoutes() {
     }),
     async (c) => {
       const { job_id } = c.req.valid("param");
-      const job = must(
+      const job = rows(
         await db(c).from("ai_jobs").select("*").eq("id", job_id).maybeSingle(),
-        "Reading the job",
+        "Job",
       ) as
         | Record<string, unknown>
         | null;

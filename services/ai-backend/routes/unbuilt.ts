@@ -5,11 +5,12 @@
  * 501 with the reason - never a made-up result.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { type ActionGroup, GATEWAY_ACTIONS } from "@shared/billing/actions.ts";
-import { pathParams } from "@shared/billing/request.ts";
+import { type ActionGroup, GATEWAY_ACTIONS } from "@shared/gateway/actions.ts";
+import { pathParams } from "@shared/gateway/request.ts";
 import { z } from "zod";
-import { requirePlatformAdmin } from "../context.ts";
-import { errorResponses, router } from "../openapi_util.ts";
+import { requirePlatformRole } from "@shared/auth/context.ts";
+import { errorResponses } from "@shared/http/openapi.ts";
+import { router } from "../env.ts";
 
 const WHY: Partial<Record<ActionGroup, string>> = {
   rag: "the RAG document-processing pipeline is not built yet",
@@ -52,7 +53,7 @@ export function unbuiltRoutes() {
         responses: { 501: { description: why }, ...errorResponses },
       }),
       async (c) => {
-        if (spec.access === "platform_admin") await requirePlatformAdmin(c);
+        if (spec.access === "platform_admin") await requirePlatformRole(c, ["admin"]);
         return c.json({ error: `${action} is not available: ${why}.`, code: "not_implemented", action }, 501);
       },
     );

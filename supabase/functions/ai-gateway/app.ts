@@ -4,7 +4,7 @@
  * - Every action needs a user JWT or the service-role key (anon: 401); platform-admin actions
  *   also need the platform admin role (403). The caller's own token goes to the backend, which
  *   acts as the caller (RLS), so the gateway never lends its privileges to anyone.
- * - The action map (packages/shared/billing/actions.ts) gives method and path; path parameters
+ * - The action map (packages/shared/gateway/actions.ts) gives method and path; path parameters
  *   come from the payload by name, URL-encoded; for GET the rest is the query, else the body.
  * - Billable actions called with a user JWT are debited before the call (402 and no call when
  *   the balance is short) and refunded when the backend answers non-2xx or cannot be reached.
@@ -18,8 +18,8 @@ import { createFunctionApp } from "@shared/http/app.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { parseJson } from "@shared/http/validate.ts";
 import {
-  type AuthEnv,
   type Caller,
+  type CoreEnv,
   requireAuthenticated,
   requirePlatformRole,
 } from "@shared/auth/context.ts";
@@ -33,8 +33,8 @@ import {
   PayloadError,
   quantityOf,
   UPLOAD_ASYNC,
-} from "@shared/billing/mod.ts";
-import { type BillParams, type Charge, type RefundOutcome, runBilled } from "@shared/billing/ledger.ts";
+} from "@shared/gateway/mod.ts";
+import { type Charge, type CostKeyDebit, type RefundOutcome, runBilled } from "@shared/credits/ledger.ts";
 import { type BackendAnswer, callBackend } from "./backend.ts";
 
 const app = createFunctionApp("ai-gateway");
@@ -102,18 +102,18 @@ function respond(
 function billFor(
   who: Caller,
   action: string,
-  params: Omit<BillParams, "userId" | "action">,
-): BillParams | null {
+  params: Omit<CostKeyDebit, "userId" | "action">,
+): CostKeyDebit | null {
   // The service-role key is the platform acting for itself: never billed.
   return who.kind === "user" && who.userId ? { userId: who.userId, action, ...params } : null;
 }
 
-async function multipartUpload(c: Context<AuthEnv>, who: Caller): Promise<Response> {
+async function multipartUpload(c: Context<CoreEnv>, who: Caller): Promise<Response> {
   const base = backendUrl();
   const bytes = await c.req.arrayBuffer();
   const bill = billFor(who, UPLOAD_ASYNC.action, {
     costKey: UPLOAD_ASYNC.cost,
-    referenceId: c.req.header("x-request-id") ?? null,
+    referenceId: c.var.requestId,
   });
   const { result, charge, refund } = await runBilled(serviceClient, bill, () =>
     callBackend(base, who, {
@@ -174,7 +174,7 @@ app.post("/", async (c) => {
       costKey,
       quantity: quantityOf(spec, payload),
       workspaceId: typeof payload.workspace_id === "string" ? payload.workspace_id : null,
-      referenceId: c.req.header("x-request-id") ?? null,
+      referenceId: c.var.requestId,
     })
     : null;
   const { result, charge, refund } = await runBilled(serviceClient, bill, () =>

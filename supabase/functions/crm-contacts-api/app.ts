@@ -4,13 +4,13 @@
  * (factory users see only the contacts they created); what the caller cannot see is a 404.
  *
  * The auth admin API (emails of platform users) and the set of already-linked users are read
- * with the service role, after requirePlatformRole.
+ * with the service role, after platformRoles.
  */
 import { createFunctionApp } from "@shared/http/app.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { parseJson, parseParams, parseQuery } from "@shared/http/validate.ts";
 import { pageRange, paginationSchema } from "@shared/http/pagination.ts";
-import { dbFor, requirePlatformRole } from "@shared/auth/context.ts";
+import { db, platformRoles } from "@shared/auth/context.ts";
 import { serviceClient } from "@shared/supabase/clients.ts";
 import { findAuthUser, listAllAuthUsers } from "@shared/supabase/auth_admin.ts";
 import { one, rows } from "@shared/supabase/postgrest.ts";
@@ -33,25 +33,23 @@ const CONTACT = "id, name, email, phone, company, notes, user_id, created_by, cr
 const CONTACT_WITH_RELATIONSHIPS = `${CONTACT}, crm_contact_relationships!contact_id(*)`;
 
 const app = createFunctionApp("crm-contacts-api");
+app.use("*", platformRoles(CRM_ROLES));
 
 app.post("/", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const body = await parseJson(c, CreateContactBody);
-  const data = one(await dbFor(who).from("crm_contacts").insert(body).select(CONTACT).single(), "Contact");
+  const data = one(await db(c).from("crm_contacts").insert(body).select(CONTACT).single(), "Contact");
   return c.json({ data }, 201);
 });
 
 app.get("/", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const [from, to] = pageRange(parseQuery(c, paginationSchema(50)));
-  const r = await dbFor(who).from("crm_contacts").select(CONTACT, { count: "exact" })
+  const r = await db(c).from("crm_contacts").select(CONTACT, { count: "exact" })
     .order("created_at", { ascending: false }).order("id", { ascending: false }).range(from, to);
   return c.json({ data: rows(r), count: r.count ?? 0 });
 });
 
 app.get("/potential-matches", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
-  const contacts = await readAllContacts(dbFor(who));
+  const contacts = await readAllContacts(db(c));
   const service = serviceClient();
   const [users, linked] = await Promise.all([listAllAuthUsers(service), linkedUserIds(service)]);
   const matches = findPotentialMatches(contacts, users, linked);
@@ -61,10 +59,9 @@ app.get("/potential-matches", async (c) => {
 });
 
 app.post("/bulk-link", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { links: items } = await parseJson(c, BulkLinkBody);
   const { links, errors } = planBulkLinks(items);
-  const db = dbFor(who);
+  const client = db(c);
   const users = new Set((await listAllAuthUsers(serviceClient())).map((u) => u.id));
   const data: unknown[] = [];
   const fail = (e: Omit<BulkLinkError, "error">, error: string) => errors.push({ ...e, error });
@@ -74,7 +71,7 @@ app.post("/bulk-link", async (c) => {
       fail(ref, "User not found");
       continue;
     }
-    const current = await db.from("crm_contacts").select("id, user_id").eq("id", link.contactId)
+    const current = await client.from("crm_contacts").select("id, user_id").eq("id", link.contactId)
       .maybeSingle();
     if (current.error || !current.data) {
       fail(ref, current.error ? current.error.message : "Contact not found");
@@ -84,7 +81,7 @@ app.post("/bulk-link", async (c) => {
       fail(ref, "Contact is already linked to another user");
       continue;
     }
-    const r = await db.from("crm_contacts").update({ user_id: link.userId }).eq("id", link.contactId)
+    const r = await client.from("crm_contacts").update({ user_id: link.userId }).eq("id", link.contactId)
       .select(CONTACT).maybeSingle();
     if (r.error) {
       fail(ref, r.error.code === "23505" ? "User is already linked to another contact" : r.error.message);
@@ -96,10 +93,9 @@ app.post("/bulk-link", async (c) => {
 });
 
 app.get("/by-user/:userId", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { userId } = parseParams(c, UserIdParam);
   const data = one(
-    await dbFor(who).from("crm_contacts").select(CONTACT_WITH_RELATIONSHIPS).eq("user_id", userId)
+    await db(c).from("crm_contacts").select(CONTACT_WITH_RELATIONSHIPS).eq("user_id", userId)
       .maybeSingle(),
     "Contact",
   );
@@ -107,21 +103,19 @@ app.get("/by-user/:userId", async (c) => {
 });
 
 app.get("/:id", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { id } = parseParams(c, IdParam);
   const data = one(
-    await dbFor(who).from("crm_contacts").select(CONTACT_WITH_RELATIONSHIPS).eq("id", id).maybeSingle(),
+    await db(c).from("crm_contacts").select(CONTACT_WITH_RELATIONSHIPS).eq("id", id).maybeSingle(),
     "Contact",
   );
   return c.json({ data });
 });
 
 app.patch("/:id", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { id } = parseParams(c, IdParam);
   const body = await parseJson(c, UpdateContactBody);
   const data = one(
-    await dbFor(who).from("crm_contacts").update(body).eq("id", id).select(CONTACT).maybeSingle(),
+    await db(c).from("crm_contacts").update(body).eq("id", id).select(CONTACT).maybeSingle(),
     "Contact",
   );
   return c.json({ data });
@@ -129,19 +123,17 @@ app.patch("/:id", async (c) => {
 
 // Relationships (both directions) and company links go with the contact (on delete cascade).
 app.delete("/:id", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { id } = parseParams(c, IdParam);
-  one(await dbFor(who).from("crm_contacts").delete().eq("id", id).select("id").maybeSingle(), "Contact");
+  one(await db(c).from("crm_contacts").delete().eq("id", id).select("id").maybeSingle(), "Contact");
   return c.json({ success: true });
 });
 
 app.post("/:id/link-user", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { id } = parseParams(c, IdParam);
   const { userId } = await parseJson(c, LinkUserBody);
   if (!(await findAuthUser(serviceClient(), userId))) throw HttpError.notFound("User not found");
   const data = one(
-    await dbFor(who).from("crm_contacts").update({ user_id: userId }).eq("id", id).select(CONTACT)
+    await db(c).from("crm_contacts").update({ user_id: userId }).eq("id", id).select(CONTACT)
       .maybeSingle(),
     "Contact",
   );
@@ -149,10 +141,9 @@ app.post("/:id/link-user", async (c) => {
 });
 
 app.delete("/:id/unlink-user", async (c) => {
-  const who = await requirePlatformRole(c, CRM_ROLES);
   const { id } = parseParams(c, IdParam);
   const data = one(
-    await dbFor(who).from("crm_contacts").update({ user_id: null }).eq("id", id).select(CONTACT)
+    await db(c).from("crm_contacts").update({ user_id: null }).eq("id", id).select(CONTACT)
       .maybeSingle(),
     "Contact",
   );

@@ -9,11 +9,11 @@ const PAGE = 1000;
 const IDS_PER_REQUEST = 100;
 
 /** Every unlinked contact with an email that the caller may see (RLS). */
-export async function readAllContacts(db: SupabaseClient): Promise<ContactForMatch[]> {
+export async function readAllContacts(client: SupabaseClient): Promise<ContactForMatch[]> {
   const out: ContactForMatch[] = [];
   for (let from = 0;; from += PAGE) {
     const page = rows(
-      await db.from("crm_contacts").select("id, name, email, user_id").is("user_id", null)
+      await client.from("crm_contacts").select("id, name, email, user_id").is("user_id", null)
         .not("email", "is", null).order("created_at", { ascending: false }).order("id", { ascending: false })
         .range(from, from + PAGE - 1),
     ) as ContactForMatch[];

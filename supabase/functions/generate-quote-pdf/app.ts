@@ -10,7 +10,7 @@
 import { createFunctionApp } from "@shared/http/app.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { parseJson } from "@shared/http/validate.ts";
-import { dbFor, requireAuthenticated } from "@shared/auth/context.ts";
+import { db, requireAuthenticated } from "@shared/auth/context.ts";
 import { serviceClient, type SupabaseClient } from "@shared/supabase/clients.ts";
 import { one } from "@shared/supabase/postgrest.ts";
 import {
@@ -27,9 +27,9 @@ import {
 const app = createFunctionApp("generate-quote-pdf");
 
 app.post("/", async (c) => {
-  const who = requireAuthenticated(c);
+  requireAuthenticated(c);
   const body = await parseJson(c, GeneratePdfBody);
-  const r = await dbFor(who).rpc("quote_document", { p_quote_id: body.quote_id });
+  const r = await db(c).rpc("quote_document", { p_quote_id: body.quote_id });
   const doc = one<QuoteDocument>({ ...r, data: r.data as QuoteDocument | null }, "Quote");
 
   const service = serviceClient();

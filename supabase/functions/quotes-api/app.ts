@@ -8,7 +8,7 @@
 import { createFunctionApp } from "@shared/http/app.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { parseJson, parseParams, parseQuery } from "@shared/http/validate.ts";
-import { dbFor, requireAuthenticated, requireUser, requireWorkspaceRole } from "@shared/auth/context.ts";
+import { db, requireAuthenticated, requireUser, requireWorkspaceRole } from "@shared/auth/context.ts";
 import { one, rows } from "@shared/supabase/postgrest.ts";
 import { pageRange } from "@shared/http/pagination.ts";
 import {
@@ -34,18 +34,18 @@ const PROPOSAL_WITH_REQUEST = `${PROPOSAL}, ` +
 // ---- quote requests ----
 
 app.post("/quote-requests", async (c) => {
-  const who = requireUser(c);
+  requireUser(c);
   const body = await parseJson(c, CreateQuoteRequestBody);
   // Membership comes from the database; a workspace the caller is not in is a 404.
   await requireWorkspaceRole(c, body.workspace_id, ["owner", "admin", "member", "viewer"]);
-  const db = dbFor(who);
+  const client = db(c);
   one(
-    await db.from("quotes").select("id").eq("id", body.quote_id).eq("workspace_id", body.workspace_id)
+    await client.from("quotes").select("id").eq("id", body.quote_id).eq("workspace_id", body.workspace_id)
       .maybeSingle(),
     "Quote",
   );
   const data = one(
-    await db.from("quote_requests")
+    await client.from("quote_requests")
       .insert({ quote_id: body.quote_id, workspace_id: body.workspace_id, notes: body.notes ?? null })
       .select(REQUEST).single(),
     "Quote request",
@@ -57,7 +57,7 @@ app.get("/quote-requests", async (c) => {
   const who = requireUser(c);
   const [from, to] = pageRange(parseQuery(c, ListQuery));
   const data = rows(
-    await dbFor(who).from("quote_requests").select(REQUEST).eq("user_id", who.userId)
+    await db(c).from("quote_requests").select(REQUEST).eq("user_id", who.userId)
       .order("created_at", { ascending: false }).order("id", { ascending: false }).range(from, to),
   );
   return c.json({ data });
@@ -67,7 +67,7 @@ app.get("/quote-requests/:id", async (c) => {
   const who = requireUser(c);
   const { id } = parseParams(c, IdParam);
   const data = one(
-    await dbFor(who).from("quote_requests").select(REQUEST).eq("id", id).eq("user_id", who.userId)
+    await db(c).from("quote_requests").select(REQUEST).eq("id", id).eq("user_id", who.userId)
       .maybeSingle(),
     "Quote request",
   );
@@ -77,11 +77,11 @@ app.get("/quote-requests/:id", async (c) => {
 // The requester, and the workspace's owners and admins who handle requests, move the status
 // (the update policy); anyone else gets a 404.
 app.patch("/quote-requests/:id", async (c) => {
-  const who = requireUser(c);
+  requireUser(c);
   const { id } = parseParams(c, IdParam);
   const { status } = await parseJson(c, UpdateQuoteRequestBody);
   const data = one(
-    await dbFor(who).from("quote_requests").update({ status }).eq("id", id).select(REQUEST).maybeSingle(),
+    await db(c).from("quote_requests").update({ status }).eq("id", id).select(REQUEST).maybeSingle(),
     "Quote request",
   );
   return c.json({ data });
@@ -93,7 +93,7 @@ app.get("/proposals", async (c) => {
   const who = requireUser(c);
   const [from, to] = pageRange(parseQuery(c, ListQuery));
   const data = rows(
-    await dbFor(who).from("proposals").select(PROPOSAL_WITH_REQUEST).eq("quote_requests.user_id", who.userId)
+    await db(c).from("proposals").select(PROPOSAL_WITH_REQUEST).eq("quote_requests.user_id", who.userId)
       .order("created_at", { ascending: false }).order("id", { ascending: false }).range(from, to),
   );
   return c.json({ data });
@@ -103,7 +103,7 @@ app.get("/proposals/:id", async (c) => {
   const who = requireUser(c);
   const { id } = parseParams(c, IdParam);
   const data = one(
-    await dbFor(who).from("proposals").select(PROPOSAL_WITH_REQUEST).eq("id", id)
+    await db(c).from("proposals").select(PROPOSAL_WITH_REQUEST).eq("id", id)
       .eq("quote_requests.user_id", who.userId).maybeSingle(),
     "Proposal",
   );
@@ -114,15 +114,16 @@ app.patch("/proposals/:id", async (c) => {
   const who = requireUser(c);
   const { id } = parseParams(c, IdParam);
   const { status } = await parseJson(c, AnswerProposalBody);
-  const db = dbFor(who);
+  const client = db(c);
   // Ownership of the linked request first: a proposal the caller merely administers is a 404.
   one(
-    await db.from("proposals").select("id, quote_requests!inner(user_id)").eq("id", id)
+    await client.from("proposals").select("id, quote_requests!inner(user_id)").eq("id", id)
       .eq("quote_requests.user_id", who.userId).maybeSingle(),
     "Proposal",
   );
   const data = one(
-    await db.from("proposals").update({ status }).eq("id", id).select(PROPOSAL_WITH_REQUEST).maybeSingle(),
+    await client.from("proposals").update({ status }).eq("id", id).select(PROPOSAL_WITH_REQUEST)
+      .maybeSingle(),
     "Proposal",
   );
   return c.json({ data });
@@ -132,9 +133,9 @@ app.patch("/proposals/:id", async (c) => {
 
 /** The quote with its lines and the SQL-computed totals: the figures its PDF prints. */
 app.get("/quotes/:id", async (c) => {
-  const who = requireAuthenticated(c);
+  requireAuthenticated(c);
   const { id } = parseParams(c, IdParam);
-  const r = await dbFor(who).rpc("quote_document", { p_quote_id: id });
+  const r = await db(c).rpc("quote_document", { p_quote_id: id });
   const data = one<QuoteDocument>({ ...r, data: r.data as QuoteDocument | null }, "Quote");
   return c.json({ data });
 });
@@ -144,12 +145,12 @@ app.get("/quotes/:id", async (c) => {
  * see are a 404; a viewer's edit or a member's commit of a looked-up price is a 403.
  */
 app.patch("/quote-items/:id", async (c) => {
-  const who = requireAuthenticated(c);
+  requireAuthenticated(c);
   const { id } = parseParams(c, IdParam);
   const body = await parseJson(c, UpdateQuoteItemBody);
-  const db = dbFor(who);
-  one(await db.from("quote_items").select("id").eq("id", id).maybeSingle(), "Quote item");
-  const r = await db.from("quote_items").update(body).eq("id", id).select("*").maybeSingle();
+  const client = db(c);
+  one(await client.from("quote_items").select("id").eq("id", id).maybeSingle(), "Quote item");
+  const r = await client.from("quote_items").update(body).eq("id", id).select("*").maybeSingle();
   if (!r.error && r.data === null) {
     throw HttpError.forbidden("Editing quote lines needs the owner, admin or member role in the workspace");
   }

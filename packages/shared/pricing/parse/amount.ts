@@ -11,7 +11,7 @@
  */
 import { currenciesIn, CURRENCY_PATTERN, normalizeUnit } from "../normalize.ts";
 import { type DecimalString } from "../entries.ts";
-import { decFromString, decToString } from "../money.ts";
+import { decFromString, decToString } from "../../money.ts";
 
 /** Which character separates decimals in a document. */
 export type SeparatorStyle = "comma" | "dot";

@@ -13,7 +13,7 @@
  * start with another price stay separate entries, so the lookup sees and reports the conflict.
  */
 import type { DecimalString, ParseIssue, PriceDocumentInput, PriceListEntry, PriceTier } from "../entries.ts";
-import { decFromString } from "../money.ts";
+import { decFromString } from "../../money.ts";
 import { currenciesIn, manufacturerTokens, normalizeUnit, skuKey } from "../normalize.ts";
 import {
   detectSeparatorStyle,

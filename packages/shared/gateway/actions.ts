@@ -1,23 +1,16 @@
 /**
  * The ai-gateway action map, as data: every action of the spec's gateway table with its AI
  * backend method and path template, who may call it, and - for billable (B) actions - which
- * price (a cost key of public.gateway_action_costs) it debits.
+ * price (a cost key of public.gateway_action_costs, owned by the credit ledger: credits/ledger.ts)
+ * it debits. This is the routing contract ai-gateway and the AI backend both read; billing
+ * itself is credits/ledger.ts.
  *
  * Path templates name their parameters with the spec's names ({doc_id}, {job_id} ...); the
  * gateway takes each from the payload by name and URL-encodes it.
  */
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+import type { CostKey } from "../credits/ledger.ts";
 
-/** Keys of public.gateway_action_costs (20260102000400_gateway_billing.sql). */
-export const COST_KEYS = [
-  "rag_text_search",
-  "visual_search",
-  "image_analysis",
-  "clip_embedding",
-  "document_processing",
-  "default",
-] as const;
-export type CostKey = (typeof COST_KEYS)[number];
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** `user`: any signed-in user (or the service role); `platform_admin`: platform admins and the service role. */
 export type ActionAccess = "user" | "platform_admin";

@@ -1,18 +1,18 @@
 /**
- * The AI backend as a part of the local platform (stack/parts.ts): served in-process on
- * DEFAULT_AI_BACKEND_PORT (a free port when the platform itself runs on one, as in tests), with
- * the platform's URL and keys, and announced to edge functions through AI_BACKEND_URL in the
- * platform's function environment (platform.env, scoped to each call; the process environment
- * is never written, since one process may run several platforms).
+ * The AI backend (services/ai-backend) as a part of the local platform (../parts.ts): served
+ * in-process on DEFAULT_AI_BACKEND_PORT (a free port when the platform itself runs on one, as in
+ * tests), with the platform's URL and keys, and announced to edge functions through
+ * AI_BACKEND_URL in the platform's function environment (platform.env, scoped to each call; the
+ * process environment is never written, since one process may run several platforms).
  *
  * In-memory platforms (tests) always embed with the local provider, whatever keys the shell
  * has, so tests never reach a paid API; a persisted platform (`deno task start`) uses
  * EMBEDDINGS_* when set.
  */
-import { DEFAULT_AI_BACKEND_PORT } from "../../stack/config.ts";
-import type { Platform, PlatformPart } from "../../stack/platform.ts";
 import { embeddingsFromEnv, LocalHashEmbeddings } from "@shared/embeddings/mod.ts";
-import { createAiBackendApp } from "./app.ts";
+import { createAiBackendApp } from "../../services/ai-backend/app.ts";
+import { DEFAULT_AI_BACKEND_PORT } from "../config.ts";
+import type { Platform, PlatformPart } from "../part.ts";
 
 export interface RunningBackend {
   url: string;
@@ -44,10 +44,12 @@ export const aiBackendPart: PlatformPart = {
   name: "ai-backend",
   start(p) {
     const app = createAiBackendApp({
-      supabaseUrl: p.url,
-      anonKey: p.config.anonKey,
-      serviceRoleKey: p.config.serviceRoleKey,
-      jwtSecret: p.config.jwtSecret,
+      supabase: {
+        url: p.url,
+        anonKey: p.config.anonKey,
+        serviceRoleKey: p.config.serviceRoleKey,
+        jwtSecret: p.config.jwtSecret,
+      },
       embeddings: p.config.dataDir === null
         ? new LocalHashEmbeddings()
         : embeddingsFromEnv((n) => p.env[n] ?? Deno.env.get(n)),
