@@ -317,8 +317,9 @@ platformTest(
     assert.equal(h.recommended_action, "auto_merge");
     assert.equal(h.merge_strategy, "suggested");
     assert.equal(h.is_undone, false);
-    assert.equal(h.relationships_moved, 9);
-    assert.equal(h.rows_removed, 5);
+    // 9 re-pointed rows and the merged pair's status (kept, marked merged); the (S1, S2) pair removed.
+    assert.equal(h.relationships_moved, 10);
+    assert.equal(h.rows_removed, 4);
     for (
       const f of [
         "source_products_snapshot",

@@ -108,12 +108,14 @@ platformTest(
       await column(p, `select jsonb_build_array(product_a, product_b) as v from public.test_related`),
       [[target, other]],
     );
-    // Detections of the sources went with them; (T, X) stays.
-    assert.equal(
-      (await column(p, `select id as v from public.duplicate_detection_cache where workspace_id = $1`, [
-        team.ws,
-      ])).length,
-      1,
+    // The merged pair (T, S1) stays, marked merged; (S1, S2) went with the sources; (T, X) stays.
+    assert.deepEqual(
+      await column(
+        p,
+        `select status as v from public.duplicate_detection_cache where workspace_id = $1 order by overall_similarity_score`,
+        [team.ws],
+      ),
+      ["pending", "merged"],
     );
 
     // The history record, to the spec's fields.
@@ -133,7 +135,6 @@ platformTest(
     assert.deepEqual(
       h.removed_rows.map((r) => r.table).sort(),
       [
-        "public.duplicate_detection_cache",
         "public.duplicate_detection_cache",
         "public.test_product_settings",
         "public.test_related",
