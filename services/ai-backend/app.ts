@@ -19,17 +19,20 @@ import { kbSearchRoutes } from "./routes/kb_search.ts";
 import { ragJobRoutes } from "./routes/rag_jobs.ts";
 import { monitoringRoutes } from "./routes/monitoring.ts";
 import { duplicateRoutes } from "./routes/duplicates.ts";
-import { unbuiltRoutes } from "./routes/unbuilt.ts";
+import { BUILT_ACTIONS, unbuiltRoutes } from "./routes/unbuilt.ts";
+import { applyBilling } from "./billing.ts";
 
 export type { BackendConfig } from "./config.ts";
 
 export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> {
-  const app = createApp<BackendEnv>({ supabase: cfg.supabase });
+  const app = createApp<BackendEnv>({ supabase: cfg.supabase, cors: true });
   app.use("*", async (c, next) => {
     c.set("cfg", cfg);
     await next();
   });
   app.use("/api/*", signedIn);
+  // The one billing point: every built billable route debits a user caller (billing.ts).
+  applyBilling(app, BUILT_ACTIONS);
 
   // Real routes first: the 501 routes of later groups must never shadow them.
   app.route("/", kbDocumentRoutes());

@@ -19,8 +19,15 @@ export async function readFunctionConfigs(rootDir: string): Promise<Map<string, 
 
 type FetchApp = { fetch: (req: Request) => Response | Promise<Response> };
 
+/**
+ * The router's own answers (401 before the function runs, 404, boot errors) carry CORS like the
+ * function's would, so a browser sees "sign in again" rather than a CORS failure.
+ */
 const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "access-control-allow-origin": "*" },
+  });
 
 export interface RouterOptions {
   rootDir: string;
