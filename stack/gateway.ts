@@ -42,6 +42,11 @@ export interface Route {
   service: Service;
   /** The gateway answers CORS for this route (Kong's cors plugin). */
   cors: boolean;
+  /**
+   * The service gets the original request, headers untouched (a WebSocket upgrade needs the
+   * request Deno.serve gave); it answers its own CORS.
+   */
+  raw: boolean;
 }
 
 export class Gateway {
@@ -49,8 +54,8 @@ export class Gateway {
 
   constructor(private readonly keys: GatewayKeys) {}
 
-  mount(prefix: string, service: Service, opts: { cors?: boolean } = {}): void {
-    this.routes.push({ prefix, service, cors: opts.cors ?? true });
+  mount(prefix: string, service: Service, opts: { cors?: boolean; raw?: boolean } = {}): void {
+    this.routes.push({ prefix, service, cors: opts.raw ? false : opts.cors ?? true, raw: opts.raw ?? false });
     // Longest prefix first, so /auth/v1/admin could never be shadowed by a shorter route.
     this.routes.sort((a, b) => b.prefix.length - a.prefix.length);
   }
@@ -66,6 +71,7 @@ export class Gateway {
         headers: { "content-type": "application/json" },
       });
     }
+    if (route.raw) return await route.service(req, url.pathname.slice(route.prefix.length) || "/");
     const origin = req.headers.get("origin");
     if (route.cors && req.method === "OPTIONS") {
       return new Response(null, {

@@ -9,7 +9,9 @@ import { sandboxPart } from "./sandbox/part.ts";
 import { netPart } from "./net/worker.ts";
 import { cronPart } from "./cron/worker.ts";
 import { restPart } from "./rest/part.ts";
+import { realtimePart } from "./realtime/part.ts";
 import { aiBackendPart } from "./ai-backend/part.ts";
+import { docsPart } from "./docs/part.ts";
 
 export const PARTS: PlatformPart[] = [
   // First, so that parts started after it read the sandbox's provider base URLs and keys.
@@ -20,5 +22,8 @@ export const PARTS: PlatformPart[] = [
   cronPart,
   storagePart,
   restPart,
+  realtimePart,
   aiBackendPart,
+  // After the AI backend: its docs pages read the backend this platform started.
+  docsPart,
 ];
