@@ -9,6 +9,8 @@ import {
 } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { call, MISSING_ID } from "../quotes/support.ts";
+import { sqlAs } from "../helpers/sql.ts";
+import { balance, grant } from "../helpers/team.ts";
 
 const FN = "crm-users-api";
 
@@ -140,10 +142,12 @@ platformTest("GET /{userId}/ai-usage: latest rows (limit 50), totals over all ro
     total_raw_cost_usd: 0.055,
     total_billed_cost_usd: 0.11,
     total_credits_debited: 27.5,
+    total_credits_refunded: 0,
+    refunded_calls: 0,
   });
   assert.deepEqual(d.byModel, [
-    { model: "vendor-sonnet-4-5", calls: 44, cost: 0.088, credits: 22 },
-    { model: "vendor-haiku-4-5", calls: 11, cost: 0.022, credits: 5.5 },
+    { model: "vendor-sonnet-4-5", calls: 44, cost: 0.088, credits: 22, refunded: 0 },
+    { model: "vendor-haiku-4-5", calls: 11, cost: 0.022, credits: 5.5, refunded: 0 },
   ]);
   const few = await call(p, FN, `/${u.id}/ai-usage?limit=3`, { token: a.accessToken });
   assert.equal((few.body.data as { usage: unknown[] }).usage.length, 3);
@@ -157,6 +161,8 @@ platformTest("GET /{userId}/ai-usage: latest rows (limit 50), totals over all ro
       total_raw_cost_usd: 0,
       total_billed_cost_usd: 0,
       total_credits_debited: 0,
+      total_credits_refunded: 0,
+      refunded_calls: 0,
     },
     byModel: [],
   });
@@ -231,4 +237,37 @@ platformTest("DELETE /{userId}: profile and credits go, the auth account stays",
   assert.equal((await call(p, FN, `/${u.id}`, { method: "DELETE", token: a.accessToken })).status, 404);
   assert.equal((await call(p, FN, `/${a.id}`, { method: "DELETE", token: a.accessToken })).status, 409);
   assert.equal((await call(p, FN, `/zzz`, { method: "DELETE", token: a.accessToken })).status, 400);
+});
+
+platformTest("ai-usage: refunded charges are not counted as debited; refunds are shown apart", async (p) => {
+  const a = await admin(p);
+  const u = await createUser(p, "cu-refund");
+  await grant(p, u.id, 10);
+  const bill = async () =>
+    (await sqlAs<{ tx: string }>(
+      p,
+      { role: "service_role" },
+      `select (public.bill_gateway_action($1, 'kb_search', 'document_processing', 1, null, null, '{}'::jsonb)
+         ->> 'transaction_id') as tx`,
+      [u.id],
+    ))[0].tx;
+  await bill();
+  const refunded = await bill();
+  await sqlAs(
+    p,
+    { role: "service_role" },
+    `select public.refund_gateway_action($1, 'backend answered 500')`,
+    [
+      refunded,
+    ],
+  );
+  const r = await call(p, FN, `/${u.id}/ai-usage`, { token: a.accessToken });
+  assert.equal(r.status, 200);
+  const d = r.body.data as { totals: Record<string, number>; byModel: Record<string, unknown>[] };
+  const charged = 10 - await balance(p, u.id);
+  assert.equal(d.totals.total_calls, 2);
+  assert.equal(d.totals.refunded_calls, 1);
+  assert.equal(d.totals.total_credits_debited, charged, "what the balance moved");
+  assert.equal(d.totals.total_credits_refunded, charged, "one of two equal charges came back");
+  assert.equal((d.byModel as { credits: number }[]).reduce((s, m) => s + m.credits, 0), charged);
 });
