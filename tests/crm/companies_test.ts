@@ -97,7 +97,7 @@ platformTest("GET /: 50/0 by default, {data, count}; search over name, email, we
 });
 
 platformTest(
-  "search input cannot inject PostgREST filter syntax; LIKE wildcards match literally",
+  "search input cannot inject PostgREST filter syntax; every character matches literally",
   async (p) => {
     const m = await withRole(p, "manager");
     const pct = await create(p, m, { name: "100% Stone" });
@@ -114,9 +114,13 @@ platformTest(
     assert.deepEqual(await search("Under_score"), [under.id], "_ is literal");
     assert.deepEqual(await search('"Quoted", (Co.)'), [quoted.id], "quotes, commas, parens are data");
     // Attempts to close the group and add conditions match nothing instead of everything.
-    // PostgREST has no literal `*` in like patterns: a typed `*` is one wildcard character, no more.
-    assert.deepEqual((await search("100* Stone")).sort(), [pct.id, thousand.id].sort());
-    assert.equal((await search("100*Stone")).length, 0);
+    // `*`, `.`, `\\` and friends are characters, not wildcards.
+    const star = await create(p, m, { name: "Star* Tiles (v2.0) \\ Co" });
+    assert.deepEqual(await search("100* Stone"), []);
+    assert.deepEqual(await search("star* tiles (v2.0) \\"), [star.id], "case-insensitive, literal");
+    assert.deepEqual(await search("1000"), [thousand.id]);
+    assert.deepEqual(await search("v2.0"), [star.id]);
+    assert.deepEqual(await search("v2x0"), [], ". is not a wildcard");
     for (const attack of ["x),id.not.is.null,name.eq.(x", 'a",id.not.is.null,name.ilike."', "\\", "%", "_"]) {
       const ids = await search(attack);
       const all =

@@ -1,18 +1,22 @@
 // Company search filters: user input must stay data inside PostgREST's or=(...) grammar.
 import assert from "node:assert/strict";
-import { companySearchFilter, containsAnyFilter, escapeLike, quoteFilterValue } from "@shared/crm/mod.ts";
+import { companySearchFilter, containsAnyFilter, escapeRegex, quoteFilterValue } from "@shared/crm/mod.ts";
 import { parseLogic } from "../../stack/rest/grammar.ts";
 import type { LogicTree } from "../../stack/rest/types.ts";
 
-Deno.test("escapeLike: backslash, % and _ match themselves; * becomes a one-character wildcard", () => {
+Deno.test("escapeRegex: every regex metacharacter matches itself; % and _ need nothing", () => {
   const cases: [string, string][] = [
     ["acme", "acme"],
-    ["50%", "50\\%"],
-    ["a_b", "a\\_b"],
+    ["50%", "50%"],
+    ["a_b", "a_b"],
     ["back\\slash", "back\\\\slash"],
-    ["star*", "star_"],
+    ["star*", "star\\*"],
+    ["(a.b)", "\\(a\\.b\\)"],
+    ["^x$|y?+[z]{2}", "\\^x\\$\\|y\\?\\+\\[z\\]\\{2\\}"],
   ];
-  for (const [input, want] of cases) assert.equal(escapeLike(input), want, input);
+  for (const [input, want] of cases) assert.equal(escapeRegex(input), want, input);
+  // And the escaped pattern matches exactly the literal text (JS regex agrees with POSIX here).
+  for (const [input] of cases) assert.ok(new RegExp(escapeRegex(input), "i").test(`xx${input}yy`), input);
 });
 
 Deno.test('quoteFilterValue: double-quoted with \\ and " escaped', () => {
@@ -28,14 +32,14 @@ Deno.test('quoteFilterValue: double-quoted with \\ and " escaped', () => {
 Deno.test("companySearchFilter covers name, email and website", () => {
   assert.equal(
     companySearchFilter("acme"),
-    'name.ilike."*acme*",email.ilike."*acme*",website.ilike."*acme*"',
+    'name.imatch."acme",email.imatch."acme",website.imatch."acme"',
   );
   assert.throws(() => containsAnyFilter(["name;drop"], "x"), TypeError);
 });
 
 // PostgREST's own grammar (the local platform's port of QueryParams.hs) reads every hostile term
-// back as exactly three ilike conditions whose value is the escaped term.
-Deno.test("hostile terms parse back as three ilike filters on the intended columns", () => {
+// back as exactly three imatch conditions whose value is the escaped term.
+Deno.test("hostile terms parse back as three imatch filters on the intended columns", () => {
   const hostile = [
     "acme",
     "a,name.neq.x",
@@ -55,10 +59,10 @@ Deno.test("hostile terms parse back as three ilike filters on the intended colum
       const op = f.expr.operation as { op: string; value: string };
       return [f.field.name, op.op, op.value];
     });
-    const value = `*${escapeLike(term)}*`;
+    const value = escapeRegex(term);
     assert.deepEqual(
       got,
-      [["name", "ilike", value], ["email", "ilike", value], ["website", "ilike", value]],
+      [["name", "imatch", value], ["email", "imatch", value], ["website", "imatch", value]],
       term,
     );
   }

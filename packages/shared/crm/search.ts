@@ -1,18 +1,17 @@
 /**
  * Building PostgREST `or=(...)` filters from user input without letting the input add filter
- * syntax. Two layers of escaping, innermost first:
+ * syntax, and matching every character literally. Two layers of escaping, innermost first:
  *
- * 1. LIKE: `\`, `%` and `_` are escaped with a backslash (Postgres's default LIKE escape), so they
- *    match themselves. PostgREST rewrites every `*` in a like/ilike pattern to `%` and has no
- *    escape for it, so a `*` typed by the user becomes `_` (any one character): the closest
- *    pattern that still matches a literal `*`.
+ * 1. The match: `imatch` (`~*`, a case-insensitive POSIX regex) with every regex metacharacter
+ *    backslash-escaped, so `*`, `%`, `_`, `.`, `(`, `)`, `\`, quotes ... all match themselves.
+ *    (like/ilike cannot: PostgREST turns every `*` into `%` and has no escape for it.)
  * 2. PostgREST's logic-tree grammar: the value is double-quoted, with `\` and `"` escaped, so
  *    `,` `.` `(` `)` `:` and quotes inside the input are data, not syntax.
  */
 
-/** A LIKE pattern matching `term` literally (modulo `*`, see above). */
-export function escapeLike(term: string): string {
-  return term.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll("*", "_");
+/** A POSIX regular expression matching `term` literally. */
+export function escapeRegex(term: string): string {
+  return term.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`);
 }
 
 /** A value for a PostgREST logic tree (or=/and=), quoted so that nothing in it is syntax. */
@@ -20,14 +19,14 @@ export function quoteFilterValue(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
-/** `col.ilike."*term*"` for every column, for supabase-js's .or(). */
+/** `col.imatch."<term, escaped>"` for every column (contains, case-insensitively), for .or(). */
 export function containsAnyFilter(columns: readonly string[], term: string): string {
   for (const c of columns) {
     // Column names come from code, never from input; guard against a mistake anyway.
     if (!/^[a-z_][a-z0-9_]*$/.test(c)) throw new TypeError(`not a plain column name: ${c}`);
   }
-  const value = quoteFilterValue(`*${escapeLike(term)}*`);
-  return columns.map((c) => `${c}.ilike.${value}`).join(",");
+  const value = quoteFilterValue(escapeRegex(term));
+  return columns.map((c) => `${c}.imatch.${value}`).join(",");
 }
 
 /** The spec's company search: name, email or website contains the term, case-insensitively. */
