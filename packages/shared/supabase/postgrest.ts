@@ -74,3 +74,16 @@ export function one<T>(r: DbResult<T | T[]>, what = "Resource"): T {
 function failure(r: DbResult<unknown>, what?: string): HttpError {
   return dbError(r.error!, what, r.status ?? 0);
 }
+
+/**
+ * One page of a list read with `count: "exact"` and range(): `{data, count}`. An offset past the
+ * last row is an empty page with the true count (PostgREST answers it 416 PGRST103, naming the
+ * total: "An offset of 100 was requested, but there are only 5 rows."), not an error.
+ */
+export function page<T>(r: DbResult<T[]>, what?: string): { data: T[]; count: number } {
+  if (r.error?.code === "PGRST103") {
+    const total = Number(/only (\d+) rows?/.exec(r.error.details ?? "")?.[1]);
+    if (Number.isInteger(total)) return { data: [], count: total };
+  }
+  return { data: rows(r, what) ?? [], count: r.count ?? 0 };
+}
