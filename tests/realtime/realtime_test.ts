@@ -14,7 +14,7 @@ import { createClient, type RealtimeChannel, type SupabaseClient } from "@supaba
 import { createUser, platformTest, type TestUser } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
 
-const WAIT_MS = 10_000;
+const WAIT_MS = 30_000;
 
 /** Events of one kind, awaited in order; a missing event fails after WAIT_MS. */
 class Inbox<T> {
