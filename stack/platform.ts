@@ -10,11 +10,15 @@ import { migrate, type MigrateResult } from "./db/migrate.ts";
 import { openFromTemplate } from "./db/template.ts";
 import { Gateway, stripPrefix } from "./gateway.ts";
 import { createAuthApp } from "./auth/app.ts";
+import { resendTransport } from "./auth/mail.ts";
+import { type AuthConfig, readAuthConfig } from "./auth/settings.ts";
 import { createFunctionsRouter } from "./functions/router.ts";
 import { createPgMeta } from "./pgmeta/app.ts";
 import type { Platform } from "./part.ts";
 import { PARTS } from "./parts.ts";
 import { readProjectConfig } from "./project_config.ts";
+import { readSigningKeys, signingKeysPath } from "./auth/keys.ts";
+import { loadSigningKeys, registerProjectKeys } from "@shared/auth/jwks.ts";
 
 export type { Platform, PlatformPart } from "./part.ts";
 
@@ -43,6 +47,10 @@ export interface StartOptions extends Partial<PlatformConfig> {
   ephemeral?: boolean;
   /** Wipe the data folder first. */
   reset?: boolean;
+  /** Overrides supabase/config.toml's [auth] settings (tests: anonymous sign-ins, confirmations). */
+  auth?: Partial<AuthConfig>;
+  /** The JWKs of `[auth] signing_keys_path` (tests); without it the file config.toml names. */
+  signingKeys?: unknown[];
 }
 
 export async function startPlatform(opts: StartOptions = {}): Promise<Platform> {
@@ -72,6 +80,17 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   const project = await readProjectConfig(config.rootDir);
   const gateway = new Gateway(config);
   const stops: (() => Promise<void>)[] = [];
+  // [auth] signing_keys_path: GoTrue signs with the key, every service verifies against its JWKS.
+  const keysPath = opts.signingKeys ? null : await signingKeysPath(config.rootDir);
+  const signingKeys = opts.signingKeys
+    ? await loadSigningKeys(opts.signingKeys)
+    : keysPath
+    ? await readSigningKeys(keysPath)
+    : null;
+  if (signingKeys) {
+    const unregister = registerProjectKeys(config.jwtSecret, signingKeys);
+    stops.push(() => Promise.resolve(unregister()));
+  }
   const abort = new AbortController();
   const server = Deno.serve({
     hostname: config.hostname,
@@ -91,6 +110,8 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     // Lets functions verify HS256 user JWTs without a round trip to /auth/v1/user. Hosted
     // projects set it with `supabase secrets set JWT_SECRET=...` (SUPABASE_* names are reserved).
     JWT_SECRET: config.jwtSecret,
+    // The CLI gives functions the project's public keys (serve.go); {"keys":[]} without them.
+    SUPABASE_JWKS: JSON.stringify(signingKeys?.jwks ?? { keys: [] }),
   };
 
   gateway.mount(
@@ -101,6 +122,12 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
       jwtExpirySeconds: config.jwtExpirySeconds,
       issuer: `${url}/auth/v1`,
       bcryptCost: config.bcryptCost,
+      config: { ...(await readAuthConfig(config.rootDir)), ...opts.auth },
+      // Auth mail lands in the sandbox's Resend stand-in (its mail viewer), as the CLI's in Mailpit.
+      mailTransport: resendTransport(
+        () => platform.sandbox?.get("resend").baseUrl,
+        "re_sandbox_local_placeholder",
+      ),
     })),
   );
   gateway.mount("/pg", createPgMeta({ db, jwtSecret: config.jwtSecret }));

@@ -8,6 +8,12 @@ import { parse as parseToml } from "smol-toml";
 export interface ApiConfig {
   schemas: string[];
   maxRows: number;
+  /**
+   * `auto_expose_new_tables`: whether tables created in `public` are granted to anon,
+   * authenticated and service_role by default privileges. Off unless set (the hosted default
+   * since 2026-05-30); stack/db/migrate.ts applies it after the bootstrap.
+   */
+  autoExposeNewTables: boolean;
 }
 
 export interface FunctionConfig {
@@ -24,7 +30,7 @@ export interface ProjectConfig {
 
 /** The CLI's defaults (a fresh object each time: callers may keep and change what they get). */
 function apiDefaults(): ApiConfig {
-  return { schemas: ["public", "graphql_public"], maxRows: 1000 };
+  return { schemas: ["public", "graphql_public"], maxRows: 1000, autoExposeNewTables: false };
 }
 
 /** Reads `<rootDir>/supabase/config.toml`; a missing file gives the CLI's defaults. */
@@ -37,20 +43,25 @@ export async function readProjectConfig(rootDir: string): Promise<ProjectConfig>
     throw err;
   }
   const toml = parseToml(text) as {
-    api?: { schemas?: unknown; max_rows?: unknown };
+    api?: { schemas?: unknown; max_rows?: unknown; auto_expose_new_tables?: unknown };
     functions?: Record<string, Record<string, unknown>>;
   };
   return { api: apiConfig(toml.api ?? {}), functions: functionConfigs(toml.functions ?? {}) };
 }
 
-function apiConfig(api: { schemas?: unknown; max_rows?: unknown }): ApiConfig {
+function apiConfig(
+  api: { schemas?: unknown; max_rows?: unknown; auto_expose_new_tables?: unknown },
+): ApiConfig {
   const defaults = apiDefaults();
   const schemas =
     Array.isArray(api.schemas) && api.schemas.every((s) => typeof s === "string") && api.schemas.length
       ? api.schemas as string[]
       : defaults.schemas;
   const maxRows = typeof api.max_rows === "number" && api.max_rows > 0 ? api.max_rows : defaults.maxRows;
-  return { schemas, maxRows };
+  const autoExposeNewTables = typeof api.auto_expose_new_tables === "boolean"
+    ? api.auto_expose_new_tables
+    : defaults.autoExposeNewTables;
+  return { schemas, maxRows, autoExposeNewTables };
 }
 
 function functionConfigs(blocks: Record<string, Record<string, unknown>>): Map<string, FunctionConfig> {

@@ -14,6 +14,11 @@ export interface BackendConfig {
   maxPdfBytes?: number;
   /** Largest file accepted by upload-async, in bytes (the bucket's own limit also applies). */
   maxUploadBytes?: number;
+  /**
+   * Where server secrets are read (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL for the PDF pipeline's
+   * model calls); the local platform passes its own function environment. Default: process env.
+   */
+  secrets?: (name: string) => string | undefined;
 }
 
 export function configFromEnv(

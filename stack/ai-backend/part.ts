@@ -53,6 +53,8 @@ export const aiBackendPart: PlatformPart = {
       embeddings: p.config.dataDir === null
         ? new LocalHashEmbeddings()
         : embeddingsFromEnv((n) => p.env[n] ?? Deno.env.get(n)),
+      // Model keys and base URLs (the sandbox stand-ins on a local platform).
+      secrets: (n) => p.env[n] ?? (p.config.dataDir === null ? undefined : Deno.env.get(n)),
     });
     const abort = new AbortController();
     const server = Deno.serve(

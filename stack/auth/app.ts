@@ -1,15 +1,30 @@
 /**
  * /auth/v1: a GoTrue-compatible service, enough for supabase-js auth (auth-js) unchanged:
- * signup, token (password, refresh_token), user, logout, settings, and the admin users API.
- * Locally email confirmations are off (`[auth.email] enable_confirmations = false`), so signup
- * returns a session at once.
+ * signup, token (password, refresh_token, pkce), user, logout, settings, and the admin users API;
+ * the email flows (otp, verify, recover, resend, invite, generate_link, reauthenticate, email
+ * change) and anonymous sign-ins follow GoTrue in flows.ts. With `[auth.email]
+ * enable_confirmations = false` (the CLI's local default) signup returns a session at once.
  */
 import { type Context, Hono } from "hono";
 import bcrypt from "bcryptjs";
 import { bearerToken, type JwtClaims, JwtError, verifyJwt } from "@shared/auth/jwt.ts";
 import type { PGlite } from "../db/database.ts";
 import { AuthError, Errors, renderAuthError } from "./errors.ts";
+import { MAX_JSON_DEPTH, valueTooDeep } from "@shared/input-limits.ts";
 import { issueSession, refreshSession, type TokenSettings } from "./sessions.ts";
+import {
+  checkReauthentication,
+  exchangeAuthCode,
+  type FlowContext,
+  registerEmailFlows,
+  requestEmailChange,
+  signupWithConfirmation,
+} from "./flows.ts";
+import { pkceParams } from "./pkce.ts";
+import { GOTRUE_EMAIL_RE, listUsersSql, parseListUsersParams } from "./admin_users.ts";
+import { publishedJwks } from "@shared/auth/jwks.ts";
+import type { MailTransport } from "./mail.ts";
+import { type AuthConfig, authDefaults } from "./settings.ts";
 import {
   findUserByEmail,
   findUserById,
@@ -30,9 +45,13 @@ export interface AuthOptions {
   minimumPasswordLength?: number;
   enableSignup?: boolean;
   enableAnonymousSignIns?: boolean;
+  /** supabase/config.toml's [auth] settings (settings.ts); the fields above override it. */
+  config?: Partial<AuthConfig>;
+  /** Where auth mail goes (mail.ts): the platform points it at the sandbox's mail viewer. */
+  mailTransport?: MailTransport;
 }
 
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EMAIL_RE = GOTRUE_EMAIL_RE;
 const E164_RE = /^\+?[1-9]\d{6,14}$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ADMIN_ROLES = new Set(["service_role", "supabase_admin"]);
@@ -45,10 +64,26 @@ async function jsonBody(c: Context): Promise<Json> {
   try {
     const v = JSON.parse(text);
     if (v === null || typeof v !== "object" || Array.isArray(v)) throw Errors.badJson();
+    refuseHostile(v);
     return v as Json;
   } catch (err) {
     if (err instanceof AuthError) throw err;
     throw Errors.badJson();
+  }
+}
+
+/**
+ * Input Postgres cannot store or the embedded database cannot parse, refused before any query:
+ * NUL in a string (text and jsonb reject it: 22021/22P05) and metadata nested deeper than
+ * MAX_JSON_DEPTH (packages/shared/input-limits.ts).
+ */
+function refuseHostile(body: unknown): void {
+  if (valueTooDeep(body, MAX_JSON_DEPTH, true)) {
+    throw Errors.validation(`JSON must not nest more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  // JSON.stringify writes NUL as \u0000; escaped backslashes are dropped first.
+  if (JSON.stringify(body).replaceAll("\\\\", "").includes("\\u0000")) {
+    throw Errors.validation("Strings must not contain NUL characters");
   }
 }
 
@@ -85,7 +120,12 @@ function banUntil(duration: string): Date | null {
 
 export function createAuthApp(opts: AuthOptions): Hono {
   const { db } = opts;
-  const minLen = opts.minimumPasswordLength ?? 6;
+  const cfg: AuthConfig = { ...authDefaults(), ...opts.config };
+  if (opts.minimumPasswordLength !== undefined) cfg.minimumPasswordLength = opts.minimumPasswordLength;
+  if (opts.enableSignup !== undefined) cfg.enableSignup = opts.enableSignup;
+  if (opts.enableAnonymousSignIns !== undefined) cfg.enableAnonymousSignIns = opts.enableAnonymousSignIns;
+  opts = { ...opts, enableSignup: cfg.enableSignup, enableAnonymousSignIns: cfg.enableAnonymousSignIns };
+  const minLen = cfg.minimumPasswordLength;
   const settings: TokenSettings = {
     jwtSecret: opts.jwtSecret,
     jwtExpirySeconds: opts.jwtExpirySeconds,
@@ -105,6 +145,10 @@ export function createAuthApp(opts: AuthOptions): Hono {
   app.notFound((c) => renderAuthError(Errors.notFound(), c.req.header("x-supabase-api-version") ?? null));
 
   const checkPassword = (password: string) => {
+    // GoTrue's MaxPasswordLength: bcrypt reads at most 72 bytes, so a longer password is refused.
+    if (new TextEncoder().encode(password).length > 72) {
+      throw Errors.validation("Password cannot be longer than 72 characters");
+    }
     if (password.length < minLen) throw Errors.weakPassword(minLen);
   };
   const hash = (password: string) => bcrypt.hash(password, opts.bcryptCost);
@@ -157,13 +201,13 @@ export function createAuthApp(opts: AuthOptions): Hono {
         phone: false,
       },
       disable_signup: !(opts.enableSignup ?? true),
-      mailer_autoconfirm: true,
+      mailer_autoconfirm: !cfg.enableConfirmations,
       phone_autoconfirm: false,
       sms_provider: "",
       saml_enabled: false,
     }));
 
-  app.get("/.well-known/jwks.json", (c) => c.json({ keys: [] }));
+  app.get("/.well-known/jwks.json", (c) => c.json(publishedJwks(opts.jwtSecret)));
 
   app.post("/signup", async (c) => {
     const body = await jsonBody(c);
@@ -176,6 +220,17 @@ export function createAuthApp(opts: AuthOptions): Hono {
     }
     if (!email && !phone) {
       if (!(opts.enableAnonymousSignIns ?? false)) throw Errors.anonymousDisabled();
+      // GoTrue's SignupAnonymously: no identity, empty app_metadata, amr "anonymous".
+      const anon = await db.transaction(async (tx) => {
+        const r = await tx.query<UserRow>(
+          `insert into auth.users (id, aud, role, raw_app_meta_data, raw_user_meta_data, is_anonymous, instance_id)
+           values (gen_random_uuid(), 'authenticated', 'authenticated', '{}'::jsonb, $1, true,
+             '00000000-0000-0000-0000-000000000000') returning *`,
+          [data],
+        );
+        return issueSession(tx, settings, r.rows[0], "anonymous");
+      });
+      return c.json(anon);
     }
     if (email && !EMAIL_RE.test(email)) {
       throw Errors.validation("Unable to validate email address: invalid format");
@@ -187,6 +242,19 @@ export function createAuthApp(opts: AuthOptions): Hono {
     if (!password) throw Errors.validation("Signup requires a valid password");
     checkPassword(password);
     const passwordHash = await hash(password);
+    if (cfg.enableConfirmations && email) {
+      // [auth.email] enable_confirmations = true: no session until the mailed link is followed.
+      return c.json(
+        await signupWithConfirmation(
+          flows,
+          email,
+          passwordHash,
+          data,
+          c.req.query("redirect_to"),
+          pkceParams(body),
+        ),
+      );
+    }
     const session = await db.transaction(async (tx) => {
       if (email && await findUserByEmail(tx, email)) throw Errors.userAlreadyExists();
       const user = await insertUser(tx, {
@@ -226,6 +294,7 @@ export function createAuthApp(opts: AuthOptions): Hono {
       if ("error" in result) throw result.error;
       return c.json(result.session);
     }
+    if (grant === "pkce") return c.json(await exchangeAuthCode(flows, body));
     throw Errors.unsupportedGrant();
   });
 
@@ -235,7 +304,7 @@ export function createAuthApp(opts: AuthOptions): Hono {
   });
 
   app.put("/user", async (c) => {
-    const { user } = await currentUser(c);
+    const { user, claims } = await currentUser(c);
     const body = await jsonBody(c);
     const email = optString(body, "email")?.trim();
     const password = optString(body, "password");
@@ -243,9 +312,11 @@ export function createAuthApp(opts: AuthOptions): Hono {
     if (email !== undefined && !EMAIL_RE.test(email)) {
       throw Errors.validation("Unable to validate email address: invalid format");
     }
+    const pkce = pkceParams(body);
     let passwordHash: string | undefined;
     if (password !== undefined) {
       checkPassword(password);
+      await checkReauthentication(flows, user, claims, optString(body, "nonce"));
       if (user.encrypted_password && await bcrypt.compare(password, user.encrypted_password)) {
         throw Errors.samePassword();
       }
@@ -254,18 +325,17 @@ export function createAuthApp(opts: AuthOptions): Hono {
     const updated = await db.transaction(async (tx) => {
       if (email !== undefined && email.toLowerCase() !== user.email) {
         if (await findUserByEmail(tx, email)) throw Errors.emailExists();
-        // With confirmations off (the local default) the change applies at once.
-        await tx.query(`update auth.users set email = $2 where id = $1`, [user.id, email.toLowerCase()]);
-        await tx.query(
-          `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text)
-            where user_id = $1 and provider = 'email'`,
-          [user.id, email.toLowerCase()],
-        );
       }
       if (passwordHash) {
         await tx.query(`update auth.users set encrypted_password = $2 where id = $1`, [
           user.id,
           passwordHash,
+        ]);
+        // GoTrue's UserUpdate (models.LogoutAllExceptMe): a new password ends every other session,
+        // so a stolen refresh token dies with the old password; the caller's session stays.
+        await tx.query(`delete from auth.sessions where user_id = $1 and id is distinct from $2`, [
+          user.id,
+          typeof claims.session_id === "string" ? claims.session_id : null,
         ]);
       }
       if (data) {
@@ -280,6 +350,13 @@ export function createAuthApp(opts: AuthOptions): Hono {
       );
       return userJson(tx, r.rows[0]);
     });
+    if (email !== undefined && email.toLowerCase() !== user.email) {
+      // GoTrue's UserUpdate: a new email waits for confirmation from the mail (flows.ts); the
+      // change is mailed after the other updates commit, as GoTrue sends outside its transaction.
+      await requestEmailChange(flows, user, email, c.req.query("redirect_to"), pkce);
+      const fresh = await findUserById(db, user.id);
+      return c.json(fresh ? await userJson(db, fresh) : updated);
+    }
     return c.json(updated);
   });
 
@@ -303,14 +380,17 @@ export function createAuthApp(opts: AuthOptions): Hono {
 
   app.get("/admin/users", async (c) => {
     await requireAdmin(c);
-    const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
-    const perPage = Math.min(1000, Math.max(1, Number.parseInt(c.req.query("per_page") ?? "50", 10) || 50));
+    const listParams = parseListUsersParams(new URL(c.req.url).searchParams);
+    const { page, perPage } = listParams;
+    const list = listUsersSql(listParams);
     const total = (await db.query<{ n: number }>(
-      `select count(*)::int as n from auth.users where deleted_at is null`,
+      `select count(*)::int as n from auth.users where ${list.where}`,
+      list.params,
     )).rows[0].n;
+    const n = list.params.length;
     const rows = (await db.query<UserRow>(
-      `select * from auth.users where deleted_at is null order by created_at, id limit $1 offset $2`,
-      [perPage, (page - 1) * perPage],
+      `select * from auth.users where ${list.where} order by ${list.order} limit $${n + 1} offset $${n + 2}`,
+      [...list.params, perPage, (page - 1) * perPage],
     )).rows;
     const users = [];
     for (const u of rows) users.push(await userJson(db, u));
@@ -469,6 +549,20 @@ export function createAuthApp(opts: AuthOptions): Hono {
     });
     return c.json({});
   });
+
+  const flows: FlowContext = {
+    db,
+    cfg,
+    settings,
+    externalUrl: opts.issuer,
+    transport: opts.mailTransport,
+    jsonBody,
+    currentUser,
+    requireAdmin,
+    hashPassword: hash,
+    checkPassword,
+  };
+  registerEmailFlows(app, flows);
 
   return app;
 }

@@ -4,7 +4,7 @@
  * leaked or was replayed, revokes the whole session (GoTrue's reuse detection without the 10 s
  * reuse interval).
  */
-import { signJwt } from "@shared/auth/jwt.ts";
+import { signAccessToken } from "@shared/auth/jwks.ts";
 import type { Queryable } from "../db/database.ts";
 import { AuthError, Errors } from "./errors.ts";
 import { findUserById, userJson, type UserRow } from "./users.ts";
@@ -28,7 +28,7 @@ async function accessToken(
 ): Promise<{ token: string; exp: number }> {
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + s.jwtExpirySeconds;
-  const token = await signJwt({
+  const token = await signAccessToken({
     iss: s.issuer,
     sub: user.id,
     aud: user.aud,

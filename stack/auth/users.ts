@@ -22,6 +22,12 @@ export interface UserRow {
   banned_until: Date | null;
   deleted_at: Date | null;
   is_anonymous: boolean;
+  /** Set by the email flows (flows.ts); GoTrue shows them on the user when present. */
+  confirmation_sent_at?: Date | null;
+  recovery_sent_at?: Date | null;
+  email_change?: string | null;
+  email_change_sent_at?: Date | null;
+  invited_at?: Date | null;
 }
 
 interface IdentityRow {
@@ -52,7 +58,12 @@ export async function userJson(db: Queryable, u: UserRow): Promise<Record<string
     email_confirmed_at: iso(u.email_confirmed_at),
     phone: u.phone ?? "",
     phone_confirmed_at: iso(u.phone_confirmed_at),
+    confirmation_sent_at: iso(u.confirmation_sent_at ?? null),
     confirmed_at: iso(u.confirmed_at),
+    recovery_sent_at: iso(u.recovery_sent_at ?? null),
+    new_email: u.email_change || undefined,
+    email_change_sent_at: iso(u.email_change_sent_at ?? null),
+    invited_at: iso(u.invited_at ?? null),
     last_sign_in_at: iso(u.last_sign_in_at),
     app_metadata: u.raw_app_meta_data,
     user_metadata: u.raw_user_meta_data,

@@ -1,17 +1,45 @@
 /**
- * The local platform's Postgres: PGlite (Postgres compiled to WASM) with pgvector, pg_trgm and
- * pgcrypto. One instance serves every part of the platform; PGlite runs one statement at a time
- * and queues the rest, and `transaction()` holds the connection for its whole callback.
+ * The local platform's Postgres: PGlite (Postgres compiled to WASM) with the extensions a project
+ * may enable, available as on a hosted project: pgvector, pg_trgm, pgcrypto and uuid-ossp.
+ * Available is not enabled: the bootstrap enables only the hosted defaults (uuid-ossp, pgcrypto)
+ * and migrations enable the rest. One instance serves every part of the platform; PGlite runs one
+ * statement at a time and queues the rest, and `transaction()` holds the connection for its whole
+ * callback.
  */
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
+import { uuid_ossp } from "@electric-sql/pglite/contrib/uuid_ossp";
 
 export type { PGlite, Transaction };
 export type Queryable = Pick<PGlite, "query" | "exec"> | Transaction;
 
-const extensions = { vector, pg_trgm, pgcrypto };
+const extensions = { vector, pg_trgm, pgcrypto, uuid_ossp };
+
+/**
+ * Extensions `postgres` (not a superuser) may create, as supautils' `privileged_extensions`
+ * allows on hosted Supabase: those PGlite ships whose control file is not already `trusted`.
+ * Marking them trusted has the same effect as supautils: the script runs as the superuser and
+ * the extension belongs to the role that created it.
+ */
+const PRIVILEGED_EXTENSIONS = ["vector"];
+const EXTENSION_DIR = "/pglite/share/postgresql/extension";
+
+/** Emscripten's file system, where PGlite unpacks extension control and script files. */
+interface EmscriptenFs {
+  readFile(path: string, opts: { encoding: "utf8" }): string;
+  writeFile(path: string, data: string): void;
+}
+
+function trustPrivilegedExtensions(db: PGlite): void {
+  const fs = (db as unknown as { mod: { FS: EmscriptenFs } }).mod.FS;
+  for (const name of PRIVILEGED_EXTENSIONS) {
+    const path = `${EXTENSION_DIR}/${name}.control`;
+    const control = fs.readFile(path, { encoding: "utf8" });
+    if (!/^\s*trusted\s*=/m.test(control)) fs.writeFile(path, `${control.trimEnd()}\ntrusted = true\n`);
+  }
+}
 
 /** The search_path every connection starts with, as hosted Supabase sets it for `postgres`. */
 export const DEFAULT_SEARCH_PATH = `"$user", public, extensions`;
@@ -29,6 +57,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<PGlite> {
     loadDataDir: opts.loadDataDir,
     extensions,
   });
+  trustPrivilegedExtensions(db);
   await db.exec(`set search_path to ${DEFAULT_SEARCH_PATH}`);
   return db;
 }

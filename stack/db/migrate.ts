@@ -1,10 +1,57 @@
 /**
- * Platform bootstrap, migrations and seed, applied the way the Supabase CLI applies them:
- * bootstrap SQL first (what hosted Supabase provides), then supabase/migrations/*.sql in
- * filename order, each once, recorded in supabase_migrations.schema_migrations; then
- * supabase/seed.sql, on a fresh database only.
+ * Platform bootstrap, migrations and seed, applied the way the Supabase CLI applies them to a
+ * fresh hosted project: bootstrap SQL first (what hosted Supabase provides), then
+ * supabase/migrations/*.sql in filename order, each once, recorded in
+ * supabase_migrations.schema_migrations; then supabase/seed.sql, on a fresh database only.
+ *
+ * Who runs what, as on hosted Supabase:
+ * - `supabase_admin` is the superuser. PGlite runs every statement in one backend whose session
+ *   user is initdb's bootstrap superuser (OID 10), named `postgres`; on a fresh database
+ *   adoptHostedRoles() renames it `supabase_admin` (hosted runs initdb with that name) and the
+ *   bootstrap (bootstrap/00_roles.sql) creates `postgres` as an ordinary role with hosted's
+ *   attributes: LOGIN CREATEROLE CREATEDB REPLICATION BYPASSRLS, owner of `public`,
+ *   `extensions` and the migration history, member of anon/authenticated/service_role, and the
+ *   privileges of demote-postgres on auth, storage, cron and vault (bootstrap/90_*). The
+ *   bootstrap runs as supabase_admin. The platform's own connection stays supabase_admin.
+ * - Each migration file (and the seed) runs as `postgres`, not a superuser: in its own
+ *   transaction under `SET LOCAL SESSION AUTHORIZATION postgres`, so everything it creates is
+ *   owned by postgres and its SECURITY DEFINER functions run as postgres, as on hosted. PGlite
+ *   has one backend, so "its own session" is emulated: DISCARD ALL before each file drops what
+ *   the previous one left behind (settings, role, temp tables, prepared statements, listens),
+ *   like a new connection. A loaded shared library (pgvector's) stays loaded; a real new session
+ *   would not have it.
+ * - What supautils lets hosted `postgres` do beyond its attributes, emulated without a C hook:
+ *   - create the allow-listed extensions that are not trusted (vector): database.ts marks them
+ *     trusted in PGlite's extension directory, same effect (the script runs as the superuser,
+ *     the extension belongs to postgres);
+ *   - set session_replication_role and the logging settings: `GRANT SET ON PARAMETER`
+ *     (bootstrap/90_*);
+ *   - put policies and triggers on storage.objects/buckets: membership in their owner
+ *     supabase_storage_admin (bootstrap/90_*);
+ *   - create event triggers: a file that does is split into statements (as the CLI splits it,
+ *     statements.ts) and each `create event trigger` runs as supabase_admin. Unlike supautils,
+ *     the trigger then also fires for superusers' DDL.
+ *   Anything else superuser-only (ALTER ROLE ... SUPERUSER, other extensions, a function SET
+ *   clause naming a not-yet-loaded extension's setting) is refused, as on hosted.
+ * - Databases created before these roles existed (OID 10 still named `postgres`) keep working:
+ *   their migrations run as that superuser, as they always did.
  */
-import type { PGlite } from "./database.ts";
+import { DEFAULT_SEARCH_PATH, type PGlite, type Transaction } from "./database.ts";
+import { splitStatements } from "./statements.ts";
+import { readProjectConfig } from "../project_config.ts";
+
+/**
+ * `[api] auto_expose_new_tables = true` (supabase/config.toml): the default privileges hosted
+ * projects had before 2026-05-30, so tables created in `public` are granted to the API roles
+ * (supabase/postgres initial-schema.sql). Applied after the bootstrap, before any migration.
+ */
+const AUTO_EXPOSE_SQL = `
+alter default privileges in schema public grant all on tables to postgres, anon, authenticated, service_role;
+alter default privileges for role postgres in schema public grant all on tables to anon, authenticated, service_role;`;
+
+async function autoExpose(rootDir: string): Promise<boolean> {
+  return (await readProjectConfig(rootDir)).api.autoExposeNewTables;
+}
 
 export interface SqlFile {
   name: string;
@@ -69,10 +116,85 @@ export interface MigrateResult {
   seeded: boolean;
 }
 
+/** The role migrations and the seed run as: hosted Supabase's `postgres`, not a superuser. */
+export const MIGRATION_ROLE = "postgres";
+/** The superuser, as hosted Supabase names it. */
+export const SUPERUSER = "supabase_admin";
+
+/**
+ * On a fresh PGlite database, gives initdb's bootstrap superuser hosted Supabase's name
+ * `supabase_admin`, freeing `postgres` for the ordinary role bootstrap/00_roles.sql creates.
+ * Postgres refuses to rename the session user, so the rename runs under a helper superuser's
+ * session authorization, then returns to the renamed bootstrap user and drops the helper.
+ */
+async function adoptHostedRoles(db: PGlite): Promise<void> {
+  const r = await db.query<{ name: string }>(
+    `select rolname as name from pg_catalog.pg_roles where oid = 10`,
+  );
+  if (r.rows[0].name === SUPERUSER) return;
+  await db.transaction((tx) =>
+    tx.exec(`
+      create role pglite_rename_helper superuser;
+      set session authorization pglite_rename_helper;
+      alter role ${r.rows[0].name} rename to ${SUPERUSER};
+      set session authorization ${SUPERUSER};
+      drop role pglite_rename_helper;
+    `)
+  );
+}
+
+/** Whether this database has hosted Supabase's roles (see adoptHostedRoles). */
+async function hasHostedRoles(db: PGlite): Promise<boolean> {
+  const r = await db.query<{ ok: boolean }>(
+    `select exists (select 1 from pg_catalog.pg_roles where oid = 10 and rolname = $1)
+        and exists (select 1 from pg_catalog.pg_roles where rolname = $2 and not rolsuper) as ok`,
+    [SUPERUSER, MIGRATION_ROLE],
+  );
+  return r.rows[0].ok;
+}
+
+/**
+ * Runs one file as `postgres` in a session of its own (emulated: see the module doc), in one
+ * transaction, then `after` in the same transaction. A failing file leaves nothing behind.
+ */
+async function runAsPostgres(
+  db: PGlite,
+  sql: string,
+  after?: (tx: Transaction) => Promise<unknown>,
+): Promise<void> {
+  await db.exec(`discard all`);
+  await db.transaction(async (tx) => {
+    await tx.exec(
+      `set local session authorization ${MIGRATION_ROLE}; set local search_path to ${DEFAULT_SEARCH_PATH}`,
+    );
+    if (!MENTIONS_EVENT_TRIGGER.test(sql)) {
+      await tx.exec(sql);
+    } else {
+      // supautils lets postgres create event triggers; Postgres itself wants a superuser. The
+      // file runs statement by statement (as the CLI splits it) and those run as supabase_admin.
+      for (const statement of splitStatements(sql)) {
+        if (!CREATE_EVENT_TRIGGER.test(statement)) {
+          await tx.exec(statement);
+          continue;
+        }
+        await tx.exec(`set local session authorization ${SUPERUSER}`);
+        await tx.exec(statement);
+        await tx.exec(`set local session authorization ${MIGRATION_ROLE}`);
+      }
+    }
+    if (after) await after(tx);
+  });
+}
+
+/** A file that may create an event trigger, and a statement that does (comments before it allowed). */
+const MENTIONS_EVENT_TRIGGER = /\bcreate\s+event\s+trigger\b/i;
+const CREATE_EVENT_TRIGGER = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*create\s+event\s+trigger\b/i;
+
 /** Brings a database up to date. Each file runs in its own transaction: a failing one leaves nothing behind. */
 export async function migrate(db: PGlite, rootDir: string): Promise<MigrateResult> {
   const fresh = !(await isBootstrapped(db));
   if (fresh) {
+    await adoptHostedRoles(db);
     for (const file of await bootstrapFiles()) {
       try {
         await db.transaction((tx) => tx.exec(file.sql));
@@ -80,43 +202,57 @@ export async function migrate(db: PGlite, rootDir: string): Promise<MigrateResul
         throw new MigrationError(`bootstrap/${file.name}`, err);
       }
     }
+    if (await autoExpose(rootDir)) await db.exec(AUTO_EXPOSE_SQL);
   }
+  // A database bootstrapped before the hosted roles existed: its superuser is still `postgres`.
+  const hosted = await hasHostedRoles(db);
+  const run = (sql: string, after?: (tx: Transaction) => Promise<unknown>) =>
+    hosted ? runAsPostgres(db, sql, after) : db.transaction(async (tx) => {
+      await tx.exec(sql);
+      if (after) await after(tx);
+    });
   const done = new Set(
     (await db.query<{ version: string }>(`select version from supabase_migrations.schema_migrations`)).rows
       .map((r) => r.version),
   );
   const applied: string[] = [];
-  for (const file of await migrationFiles(rootDir)) {
-    const { version, name } = parseMigrationName(file.name);
-    if (done.has(version)) continue;
-    try {
-      await db.transaction(async (tx) => {
-        await tx.exec(file.sql);
-        await tx.query(
-          `insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)`,
-          [version, name, [file.sql]],
-        );
-      });
-    } catch (err) {
-      throw new MigrationError(file.name, err);
-    }
-    applied.push(file.name);
-  }
-  let seeded = false;
-  if (fresh) {
-    const seed = await seedFile(rootDir);
-    if (seed) {
+  try {
+    for (const file of await migrationFiles(rootDir)) {
+      const { version, name } = parseMigrationName(file.name);
+      if (done.has(version)) continue;
       try {
-        await db.transaction((tx) => tx.exec(seed.sql));
+        await run(file.sql, (tx) =>
+          tx.query(
+            `insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)`,
+            [version, name, [file.sql]],
+          ));
       } catch (err) {
-        throw new MigrationError(seed.name, err);
+        throw new MigrationError(file.name, err);
       }
-      seeded = true;
+      applied.push(file.name);
     }
+    let seeded = false;
+    if (fresh) {
+      const seed = await seedFile(rootDir);
+      if (seed) {
+        try {
+          await run(seed.sql);
+        } catch (err) {
+          throw new MigrationError(seed.name, err);
+        }
+        seeded = true;
+      }
+    }
+    return { fresh, applied, seeded };
+  } finally {
+    // The connection goes back to the platform as the superuser with the default path.
+    if (hosted) await db.exec(`discard all`);
+    await db.exec(
+      `${
+        hosted ? `set session authorization ${SUPERUSER}; ` : ""
+      }reset role; set search_path to ${DEFAULT_SEARCH_PATH}`,
+    );
   }
-  // Every statement above ran as the superuser; the connection keeps the default path.
-  await db.exec(`reset role; set search_path to "$user", public, extensions`);
-  return { fresh, applied, seeded };
 }
 
 /** A hash of everything that shapes a fresh database, to key cached templates. */
@@ -125,6 +261,7 @@ export async function schemaHash(rootDir: string): Promise<string> {
     ...(await bootstrapFiles()).map((f) => `b/${f.name}\n${f.sql}`),
     ...(await migrationFiles(rootDir)).map((f) => `m/${f.name}\n${f.sql}`),
     `s/${(await seedFile(rootDir))?.sql ?? ""}`,
+    `a/${await autoExpose(rootDir)}`,
   ];
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(parts.join("\n\0")));
   return Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("");

@@ -7,6 +7,7 @@
  */
 import { bearerToken, JwtError, verifyJwt } from "@shared/auth/jwt.ts";
 import type { PGlite } from "../db/database.ts";
+import { refusal } from "./guard.ts";
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -33,6 +34,9 @@ export function createPgMeta(opts: { db: PGlite; jwtSecret: string }) {
     if (typeof query !== "string" || query.trim() === "") {
       return json(400, { error: "query must be a non-empty string" });
     }
+    // Statements the single embedded connection cannot survive are refused (./guard.ts).
+    const refused = refusal(query);
+    if (refused) return json(400, { error: `refused: ${refused}`, code: "0A000" });
     try {
       const results = await opts.db.transaction((tx) => tx.exec(query as string));
       return json(200, results.at(-1)?.rows ?? []);

@@ -14,6 +14,7 @@ import type { PGlite } from "../db/database.ts";
 import { Authenticator, type Caller } from "./auth.ts";
 import { Errors, fromPgError, PgrstError, renderError } from "./errors.ts";
 import { DbError, run, type RunSpec } from "./execute.ts";
+import { loadSettings, type RestSettings } from "./config.ts";
 import { openApi } from "./openapi.ts";
 import { type Plan, plan } from "./plan.ts";
 import { parseRequest } from "./request.ts";
@@ -41,6 +42,7 @@ export interface RestOptions {
 
 export class RestService {
   private cache!: SchemaCache;
+  private settings!: RestSettings;
   private loading: Promise<void> | null = null;
   private readonly auth: Authenticator;
   private unlisten: (() => Promise<void>) | null = null;
@@ -51,11 +53,15 @@ export class RestService {
 
   static async create(opts: RestOptions): Promise<RestService> {
     const svc = new RestService(opts);
+    await svc.reloadConfig();
     await svc.reload();
-    // PostgREST's listener: `NOTIFY pgrst, 'reload schema'` (or an empty payload) reloads the cache.
+    // PostgREST's listener: `NOTIFY pgrst, 'reload schema'` (or an empty payload) reloads the cache,
+    // `NOTIFY pgrst, 'reload config'` the in-database configuration (config.ts).
     svc.unlisten = await opts.db.listen("pgrst", (payload) => {
       if (payload === "" || payload === "reload schema") {
         void svc.reload().catch((err) => console.error("[rest] schema cache reload failed:", err));
+      } else if (payload === "reload config") {
+        void svc.reloadConfig().catch((err) => console.error("[rest] config reload failed:", err));
       }
     });
     return svc;
@@ -63,11 +69,27 @@ export class RestService {
 
   /** Re-reads the schema cache (after migrations or DDL). Concurrent callers share one reload. */
   reload(): Promise<void> {
-    const next = (this.loading ?? Promise.resolve()).then(async () => {
+    return this.enqueue(async () => {
       this.cache = await loadSchemaCache(this.opts.db, this.opts.schemas);
       const roles = await this.opts.db.query<{ rolname: string }>(`select rolname from pg_catalog.pg_roles`);
       this.auth.roles = new Set(roles.rows.map((r) => r.rolname));
     });
+  }
+
+  /** Re-reads the authenticator role's `pgrst.*` settings over the configured defaults. */
+  reloadConfig(): Promise<void> {
+    return this.enqueue(async () => {
+      this.settings = await loadSettings(this.opts.db, {
+        maxRows: this.opts.maxRows,
+        aggregatesEnabled: false,
+        planEnabled: false,
+      });
+    });
+  }
+
+  /** Reloads run one after the other; requests wait for the one in flight. */
+  private enqueue(load: () => Promise<void>): Promise<void> {
+    const next = (this.loading ?? Promise.resolve()).catch(() => {}).then(load);
     const tracked = next.finally(() => {
       if (this.loading === tracked) this.loading = null;
     });
@@ -101,7 +123,16 @@ export class RestService {
     if (api.prefs.handling === "strict" && api.prefs.invalid.length > 0) {
       throw Errors.invalidPreferences(api.prefs.invalid);
     }
-    const p = plan(cache, api, { maxRows: this.opts.maxRows });
+    const settings = this.settings;
+    // EXPLAIN output only with `db-plan-enabled` (off on hosted Supabase): else 406 PGRST107.
+    if (api.media.plan && !settings.planEnabled) {
+      throw Errors.mediaType(
+        (req.headers.get("accept") ?? "").split(",").map((x) => x.split(";")[0].trim()).filter((x) =>
+          x !== ""
+        ),
+      );
+    }
+    const p = plan(cache, api, { maxRows: settings.maxRows, aggregates: settings.aggregatesEnabled });
     if (p.kind === "root") return openApi(cache, api, this.opts.schemas);
     return await this.execute(api, p, caller);
   }
@@ -157,6 +188,17 @@ export class RestService {
         throw Errors.maxAffected(row.pageTotal);
       }
     };
+    const explain = api.media.plan;
+    if (explain) {
+      const opts = explain.options.map((o) => `, ${o.toUpperCase()}`).join("");
+      built = {
+        main: {
+          sql: `EXPLAIN (FORMAT ${explain.format.toUpperCase()}${opts}) ${built.main.sql}`,
+          params: built.main.params,
+        },
+        explain: null,
+      };
+    }
     const spec: RunSpec = {
       context: {
         role: caller.role,
@@ -172,7 +214,7 @@ export class RestService {
       main: built.main,
       explain: built.explain,
       // A write must be undone when its result is refused, so the check runs before COMMIT.
-      check: readOnly ? undefined : check,
+      check: readOnly || explain ? undefined : check,
       rollback: prefs.transaction === "rollback",
     };
     let result;
@@ -182,13 +224,23 @@ export class RestService {
       if (err instanceof DbError) throw fromPgError(err.fields, caller.authed);
       throw err;
     }
+    if (explain) {
+      // PostgREST's plan media: the EXPLAIN output as it comes, JSON or text.
+      const body = explain.format === "json" ? result.lines[0] ?? "[]" : result.lines.join("\n");
+      return new Response(body, {
+        status: 200,
+        headers: {
+          "content-type": `application/vnd.pgrst.plan+${explain.format}; for="${explain.for}"; charset=utf-8`,
+        },
+      });
+    }
     if (readOnly) check(result.row);
     const { row, planRows } = result;
     const exact = row.total === null ? null : Number(row.total);
     const total = prefs.count === "planned"
       ? planRows
-      : prefs.count === "estimated" && exact !== null && exact > this.opts.maxRows
-      ? Math.max(this.opts.maxRows, planRows ?? 0)
+      : prefs.count === "estimated" && exact !== null && exact > this.settings.maxRows
+      ? Math.max(this.settings.maxRows, planRows ?? 0)
       : exact;
     const offset = p.read.range?.offset ?? 0n;
     switch (p.kind) {

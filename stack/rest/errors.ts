@@ -4,6 +4,8 @@
  * Postgres (mapSQLtoHTTP). Every failure of the REST layer is one of these, rendered the same way.
  */
 
+import { MAX_JSON_DEPTH } from "@shared/input-limits.ts";
+
 export class PgrstError extends Error {
   constructor(
     readonly status: number,
@@ -38,6 +40,16 @@ export const Errors = {
   invalidRpcMethod: (method: string) =>
     new PgrstError(405, "PGRST101", `Cannot use the ${method} method on RPC`),
   invalidBody: (message: string) => new PgrstError(400, "PGRST102", message),
+  /** Local limits (packages/shared/input-limits.ts), reported in the invalid-body family. */
+  tooDeep: () =>
+    new PgrstError(
+      400,
+      "PGRST102",
+      "JSON nested too deeply",
+      `Arrays and objects may nest at most ${MAX_JSON_DEPTH} levels`,
+    ),
+  bodyTooLarge: (limit: number) =>
+    new PgrstError(413, "PGRST102", "Request body too large", `The limit is ${limit} bytes`),
   invalidRange: (details: string) =>
     new PgrstError(416, "PGRST103", "Requested range not satisfiable", details),
   outOfBounds: (offset: bigint, total: number) =>
@@ -232,7 +244,11 @@ export function sqlStateStatus(code: string, message: string, authed: boolean): 
     ["3B", 500],
     ["40", 500],
     ["53", 503],
-    ["54", 500],
+    // PostgREST before v12 answered the "too complex" class (54000 program limit, 54001 stack
+    // depth, 54011 too many columns, 54023 too many arguments) with 413; later versions with 500.
+    // The request's own input hit the limit, and the local database's limits are far lower than a
+    // server's, so the local platform keeps 413: the client, not the platform, must change.
+    ["54", 413],
     ["55", 500],
     ["57", 500],
     ["58", 500],

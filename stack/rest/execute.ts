@@ -36,6 +36,8 @@ export interface RunSpec {
 
 export interface RunResult {
   row: ResultRow;
+  /** The first column of every row of the main statement (an EXPLAIN's output lines). */
+  lines: (string | null)[];
   /** Plan Rows of the EXPLAIN, when asked for. */
   planRows: number | null;
 }
@@ -129,16 +131,33 @@ interface Exchange {
 
 type Message = { name: string; fields?: (string | null)[]; status?: string } & Partial<PgErrorFields>;
 
-async function exchange(db: PGlite, parts: Uint8Array[]): Promise<Exchange> {
+/**
+ * An exchange the backend answered without completing every statement and without an error:
+ * PGlite does this when a statement overflows its native stack (e.g. casting JSON nested thousands
+ * of levels deep). Nothing of it may be reported as done.
+ */
+const INCOMPLETE: PgErrorFields = {
+  code: "XX000",
+  message: "The database did not complete the request",
+  hint: "The statement was not executed; nothing was written.",
+};
+
+async function exchange(db: PGlite, parts: Uint8Array[], statements: number): Promise<Exchange> {
   const { messages } = await db.execProtocol(concat([...parts, S.sync()]), { throwOnError: false });
-  const out: Exchange = { rows: [[]], error: null, status: "I" };
+  const out: Exchange = { rows: [[]], error: null, status: "?" };
+  let completed = 0;
   for (const m of messages as Message[]) {
     switch (m.name) {
       case "dataRow":
         out.rows[out.rows.length - 1].push(m.fields ?? []);
         break;
       case "commandComplete":
+        completed++;
+        out.rows.push([]);
+        break;
       case "emptyQuery":
+        // None of the statements sent here is empty: the backend skipped one.
+        out.error ??= INCOMPLETE;
         out.rows.push([]);
         break;
       case "error":
@@ -149,6 +168,8 @@ async function exchange(db: PGlite, parts: Uint8Array[]): Promise<Exchange> {
         break;
     }
   }
+  if (!out.error && (completed !== statements || out.status === "?")) out.error = INCOMPLETE;
+  if (out.status === "?") out.status = "E";
   return out;
 }
 
@@ -203,13 +224,15 @@ function runOnce(db: PGlite, spec: RunSpec): Promise<RunResult> {
           : { ...spec.context, settings: { ...spec.context.settings, transaction_read_only: "on" } },
       );
       const parts = ps.begin();
+      let statements = 2;
       if (explicit) {
         parts.push(...ps.messages({ sql: spec.context.readOnly ? "BEGIN READ ONLY" : "BEGIN", params: [] }));
+        statements++;
       }
       parts.push(...ps.messages(context), ...ps.messages(spec.main));
-      if (spec.explain) parts.push(...ps.messages(spec.explain));
-      if (explicit && !spec.check) parts.push(...ps.messages({ sql: "ROLLBACK", params: [] }));
-      const ex = await exchange(db, parts);
+      if (spec.explain) parts.push(...ps.messages(spec.explain)), statements++;
+      if (explicit && !spec.check) parts.push(...ps.messages({ sql: "ROLLBACK", params: [] })), statements++;
+      const ex = await exchange(db, parts, statements);
       if (ex.error) {
         ps.failed();
         if (ex.status !== "I") await db.execProtocol(ROLLBACK, { throwOnError: false });
@@ -218,6 +241,7 @@ function runOnce(db: PGlite, spec: RunSpec): Promise<RunResult> {
       const main = explicit ? 2 : 1;
       const result: RunResult = {
         row: toRow(ex.rows[main][0]),
+        lines: ex.rows[main].map((r) => r[0]),
         planRows: spec.explain ? planRows(ex.rows[main + 1][0]) : null,
       };
       if (spec.check) {
@@ -227,9 +251,12 @@ function runOnce(db: PGlite, spec: RunSpec): Promise<RunResult> {
           await db.execProtocol(ROLLBACK, { throwOnError: false });
           throw err;
         }
+        // A COMMIT that fails (or does not complete) fails the request: never acknowledge a
+        // write that is not committed.
         const done = await exchange(
           db,
           ps.messages({ sql: spec.rollback ? "ROLLBACK" : "COMMIT", params: [] }),
+          1,
         );
         if (done.error) {
           if (done.status !== "I") await db.execProtocol(ROLLBACK, { throwOnError: false });

@@ -95,7 +95,15 @@ function fieldSelect(p: Parser): SelectItem {
     selectEnd(p);
     return { alias, aggCast };
   });
-  if (count) return { kind: "field", field: { name: "*", path: [] }, alias: count.alias, aggregate: "count" };
+  if (count) {
+    return {
+      kind: "field",
+      field: { name: "*", path: [] },
+      alias: count.alias,
+      aggregate: "count",
+      ...(count.aggCast ? { aggCast: count.aggCast } : {}),
+    };
+  }
   const alias = aliasPrefix(p);
   const f = field(p);
   const c = cast(p);
@@ -106,10 +114,10 @@ function fieldSelect(p: Parser): SelectItem {
     p.pos += m[0].length;
     return m[1];
   });
-  if (aggregate) cast(p);
+  const aggCast = aggregate ? cast(p) : undefined;
   p.ws();
   selectEnd(p);
-  return { kind: "field", field: f, alias, cast: c, aggregate };
+  return { kind: "field", field: f, alias, cast: c, aggregate, ...(aggCast ? { aggCast } : {}) };
 }
 
 function selectForest(p: Parser): SelectItem[] {

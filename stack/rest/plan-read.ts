@@ -3,7 +3,7 @@
  * per embedded resource, each with its relationship, filters, order and range; the filters,
  * logic trees, orders and ranges of the query string are attached to the level they name.
  */
-import { closest, Errors } from "./errors.ts";
+import { closest, Errors, fromPgError } from "./errors.ts";
 import { findRelationship } from "./relationships.ts";
 import { qualified, type Relationship, type SchemaCache, type Table } from "./schema-cache.ts";
 import type {
@@ -27,7 +27,9 @@ export interface PlanField {
   output: string;
 }
 
-export type PlanSelect = { kind: "star" } | ({ kind: "field" } & PlanField);
+export type PlanSelect =
+  | { kind: "star" }
+  | ({ kind: "field"; aggregate?: string; aggCast?: string } & PlanField);
 
 export type PlanFilter =
   | { kind: "filter"; field: Field; expr: OpExpr; tsvector: boolean }
@@ -89,8 +91,9 @@ export function findTable(cache: SchemaCache, schema: string, name: string): Tab
 
 export class Builder {
   private counter = 0;
+  private depth = 0;
   private aliases = new Set<string>();
-  constructor(readonly cache: SchemaCache, readonly api: ApiRequest) {}
+  constructor(readonly cache: SchemaCache, readonly api: ApiRequest, readonly aggregates = false) {}
 
   /** The alias of the top level, which embedded levels must not shadow. */
   root(name: string): string {
@@ -113,17 +116,30 @@ export class Builder {
     for (const item of items) {
       if (item.kind === "star") plan.select.push({ kind: "star" });
       else if (item.kind === "field") {
-        if (item.aggregate) throw Errors.aggregatesNotAllowed();
+        if (item.aggregate && !this.aggregates) throw Errors.aggregatesNotAllowed();
         const last = item.field.path[item.field.path.length - 1];
-        const output = item.alias ?? (last && !last.index ? last.key : item.field.name);
+        // PostgREST names an aggregate after its function (`sum`, `count`) unless aliased.
+        const output = item.alias ?? item.aggregate ?? (last && !last.index ? last.key : item.field.name);
         plan.select.push({
           kind: "field",
           name: item.field.name,
           path: item.field.path,
           cast: item.cast,
           output,
+          aggregate: item.aggregate,
+          aggCast: item.aggCast,
         });
       } else plan.embeds.push(this.embed(plan, item));
+    }
+    // PostgREST names each embed's lateral join `<parent>_<alias or name>_<depth>` (Plan.hs
+    // addRels), so two embeds of one name under one parent make Postgres refuse the query.
+    const joins = new Set<string>();
+    for (const e of plan.embeds) {
+      const join = `${e.rel.table.name}_${e.alias ?? e.name}_${this.depth + 1}`;
+      if (joins.has(join)) {
+        throw fromPgError({ code: "42712", message: `table name "${join}" specified more than once` }, true);
+      }
+      joins.add(join);
     }
     return plan;
   }
@@ -148,7 +164,9 @@ export class Builder {
         qident(rel.table.schema, rel.table.name)
       })`
       : qident(target.schema, target.name);
+    this.depth++;
     const plan = this.node(target, `${from} AS ${ident(alias)}`, ident(alias), target.name, item.children);
+    this.depth--;
     return {
       name: item.name,
       alias: item.alias,

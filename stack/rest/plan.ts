@@ -66,10 +66,12 @@ export type Plan =
 
 export interface PlanOptions {
   maxRows: number;
+  /** `db-aggregates-enabled` (config.ts); refused with PGRST123 when off. */
+  aggregates?: boolean;
 }
 
 export function plan(cache: SchemaCache, api: ApiRequest, opts: PlanOptions): Plan {
-  const b = new Builder(cache, api);
+  const b = new Builder(cache, api, opts.aggregates ?? false);
   const action = api.action;
   switch (action.kind) {
     case "root":
@@ -243,12 +245,21 @@ function planCall(b: Builder, cache: SchemaCache, api: ApiRequest, opts: PlanOpt
   const candidates = cache.routines.get(qualified(api.schema, api.target)) ?? [];
   const named = candidates.filter((r) =>
     keys.every((k) => r.params.some((p) => p.name === k)) &&
-    r.params.every((p) => p.hasDefault || keys.includes(p.name))
+    r.params.every((p) => p.hasDefault || keys.includes(p.name)) &&
+    // A function without parameters is not called with a raw (text, xml, binary) body.
+    !(r.params.length === 0 && isPost && api.payload?.media !== undefined)
   );
-  const singleJson = candidates.filter((r) =>
-    isPost && r.params.length === 1 && r.params[0].name === "" && ["json", "jsonb"].includes(r.params[0].type)
+  // Plan.hs findProc: the fallback is a function whose one parameter is unnamed and whose type
+  // goes with the body's media type (json/jsonb for JSON, text for text/plain, xml for text/xml).
+  const bodyTypes = api.payload?.media === "text/plain"
+    ? ["text"]
+    : api.payload?.media === "text/xml"
+    ? ["xml"]
+    : ["json", "jsonb"];
+  const singleUnnamed = candidates.filter((r) =>
+    isPost && r.params.length === 1 && r.params[0].name === "" && bodyTypes.includes(r.params[0].type)
   );
-  const matches = named.length > 0 ? named : singleJson;
+  const matches = named.length > 0 ? named : singleUnnamed;
   if (matches.length === 0) throw noRpc(cache, api, keys, candidates, isPost);
   if (matches.length > 1) {
     throw Errors.ambiguousRpc(
@@ -258,7 +269,9 @@ function planCall(b: Builder, cache: SchemaCache, api: ApiRequest, opts: PlanOpt
     );
   }
   const routine = matches[0];
-  const args = named.length > 0 ? (keys.length > 0 ? "named" : "none") : "body";
+  // Plan.hs callPlan: a function whose one parameter is unnamed always takes the whole body.
+  const unnamed = routine.params.length === 1 && routine.params[0].name === "";
+  const args = unnamed && isPost ? "body" : named.length > 0 ? (keys.length > 0 ? "named" : "none") : "body";
   const table = routine.returnTable;
   const read = b.node(
     table,
@@ -281,7 +294,15 @@ function noRpc(cache: SchemaCache, api: ApiRequest, keys: string[], overloads: R
     keys.length === 0 ? " without parameters" : `(${keys.join(", ")})`
   } in the schema cache`;
   const details = `Searched for the function ${func}${withParams}${
-    isPost ? " or with a single unnamed json/jsonb parameter" : ""
+    isPost
+      ? ` or with a single unnamed ${
+        api.payload?.media === "text/plain"
+          ? "text"
+          : api.payload?.media === "text/xml"
+          ? "xml"
+          : "json/jsonb"
+      } parameter`
+      : ""
   }, but no matches were found in the schema cache.`;
   let hint: string | null = null;
   if (overloads.length === 0) {

@@ -176,13 +176,30 @@ interface ReadOpts {
 export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string {
   const selects: string[] = [];
   const joins: string[] = [];
+  // With aggregates (`db-aggregates-enabled`), every other output is grouped on, as PostgREST's
+  // QueryBuilder does: `*` is expanded into the columns and embeds are grouped as jsonb.
+  const aggregated = !opts.count && plan.select.some((s) => s.kind === "field" && s.aggregate);
+  const grouped: number[] = [];
+  const group = (sql: string) => {
+    selects.push(sql);
+    if (aggregated) grouped.push(selects.length);
+  };
   for (const s of plan.select) {
-    if (s.kind === "star") selects.push(`${plan.ref}.*`);
-    else {
+    if (s.kind === "star") {
+      if (aggregated && plan.table) {
+        for (const c of plan.table.columns) group(`${plan.ref}.${ident(c.name)}`);
+      } else group(`${plan.ref}.*`);
+    } else if (s.aggregate) {
+      const field = s.name === "*" ? "*" : fieldSql(plan.ref, s, p);
+      const arg = s.cast && field !== "*" ? `CAST(${field} AS ${s.cast})` : field;
+      const call = `pg_catalog.${s.aggregate}(${arg})`;
+      selects.push(`${s.aggCast ? `CAST(${call} AS ${s.aggCast})` : call} AS ${ident(s.output)}`);
+    } else {
       const expr = fieldSql(plan.ref, s, p);
-      selects.push(`${s.cast ? `CAST(${expr} AS ${s.cast})` : expr} AS ${ident(s.output)}`);
+      group(`${s.cast ? `CAST(${expr} AS ${s.cast})` : expr} AS ${ident(s.output)}`);
     }
   }
+  const jsonOut = aggregated ? "::jsonb" : "";
   for (const e of plan.embeds) {
     if (opts.count && !e.filtering) continue;
     const agg = ident(e.aggAlias);
@@ -197,8 +214,8 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
     if (e.toOne) {
       joins.push(`${jt} JOIN LATERAL (${child}) AS ${agg} ON TRUE`);
       if (!e.hidden && !opts.count) {
-        if (e.spread) selects.push(...names.map((n) => `${agg}.${ident(n)}`));
-        else selects.push(`row_to_json(${agg}.*) AS ${ident(e.alias ?? e.name)}`);
+        if (e.spread) names.forEach((n) => group(`${agg}.${ident(n)}${jsonOut}`));
+        else group(`row_to_json(${agg}.*)${jsonOut} AS ${ident(e.alias ?? e.name)}`);
       }
     } else if (e.spread) {
       const cols = names.map((n) => `COALESCE(json_agg(${agg}.${ident(n)}), '[]') AS ${ident(n)}`);
@@ -207,7 +224,7 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
           cols.map((c) => `, ${c}`).join("")
         } FROM (${child}) AS ${agg}) AS ${agg} ON ${e.joinType === "inner" ? `${agg}.${agg} > 0` : "TRUE"}`,
       );
-      if (!e.hidden && !opts.count) selects.push(...names.map((n) => `${agg}.${ident(n)}`));
+      if (!e.hidden && !opts.count) names.forEach((n) => group(`${agg}.${ident(n)}${jsonOut}`));
     } else {
       joins.push(
         `${jt} JOIN LATERAL (SELECT json_agg(${agg}) AS ${agg} FROM (${child}) AS ${agg}) AS ${agg} ON ${
@@ -215,7 +232,7 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
         }`,
       );
       if (!e.hidden && !opts.count) {
-        selects.push(`COALESCE(${agg}.${agg}, '[]') AS ${ident(e.alias ?? e.name)}`);
+        group(`COALESCE(${agg}.${agg}, '[]')${jsonOut} AS ${ident(e.alias ?? e.name)}`);
       }
     }
   }
@@ -227,6 +244,6 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
   return `SELECT ${selectList} FROM ${plan.fromSql}${opts.extraFrom ? `, ${opts.extraFrom}` : ""}${
     joins.length ? " " + joins.join(" ") : ""
   }${where.length ? ` WHERE ${where.join(" AND ")}` : ""}${
-    opts.count ? "" : orderSql(plan.ref, plan.order, p) + rangeSql(plan.range, p)
-  }`;
+    aggregated && grouped.length > 0 && !opts.selectOverride ? ` GROUP BY ${grouped.join(", ")}` : ""
+  }${opts.count ? "" : orderSql(plan.ref, plan.order, p) + rangeSql(plan.range, p)}`;
 }

@@ -8,10 +8,7 @@ import { closest, Errors } from "./errors.ts";
 import { qualified, type Relationship, type SchemaCache, type Table } from "./schema-cache.ts";
 
 function matchConstraint(rel: Relationship, name: string): boolean {
-  if (rel.computed) return false;
-  return rel.junction
-    ? rel.junction.constraint1 === name || rel.junction.constraint2 === name
-    : rel.constraint === name;
+  return !rel.computed && !rel.junction && rel.constraint === name;
 }
 
 const singleCol = (rel: Relationship, side: 0 | 1, name: string) =>
@@ -32,6 +29,33 @@ function describe(rel: Relationship): Record<string, string> {
   return { cardinality, embedding: `${rel.table.name} with ${rel.foreignTable.name}`, relationship };
 }
 
+/**
+ * Plan.hs findRel's filter. A self-referencing foreign key gives a one-to-many (reached by the
+ * table's name, with the child's column as the only hint accepted) and a many-to-one (reached by
+ * the column's name, no hint). Otherwise the target is the foreign table, or (without a hint and
+ * only towards a table, not a view) a constraint or a single foreign-key column of the origin; a
+ * hint names a constraint, a single column on either side or the junction of a many-to-many.
+ */
+function matches(rel: Relationship, schema: string, target: string, hint: string | undefined): boolean {
+  if (rel.computed) return rel.computed.name === target && rel.computed.schema === schema;
+  if (rel.foreignTable.schema !== schema) return false;
+  const isTarget = rel.foreignTable.name === target;
+  if (rel.table === rel.foreignTable && !rel.junction) {
+    if (hint === undefined) {
+      return (isTarget && rel.cardinality === "o2m") ||
+        (singleCol(rel, 0, target) && rel.cardinality === "m2o");
+    }
+    return isTarget && rel.cardinality === "o2m" && singleCol(rel, 1, hint);
+  }
+  if (hint === undefined) {
+    return isTarget ||
+      (!rel.foreignTable.isView && (matchConstraint(rel, target) || singleCol(rel, 0, target)));
+  }
+  return isTarget &&
+    (matchConstraint(rel, hint) || singleCol(rel, 0, hint) || singleCol(rel, 1, hint) ||
+      rel.junction?.table.name === hint);
+}
+
 export function findRelationship(
   cache: SchemaCache,
   schema: string,
@@ -41,15 +65,7 @@ export function findRelationship(
   hint: string | undefined,
 ): Relationship {
   const all = origin ? cache.relationships.get(qualified(origin.schema, origin.name)) ?? [] : [];
-  const rels = all.filter((rel) =>
-    rel.computed
-      ? rel.computed.name === target && rel.computed.schema === schema && hint === undefined
-      : rel.foreignTable.schema === schema &&
-        (rel.foreignTable.name === target || matchConstraint(rel, target) || singleCol(rel, 0, target)) &&
-        (hint === undefined || matchConstraint(rel, hint) || singleCol(rel, 0, hint) ||
-          singleCol(rel, 1, hint) ||
-          rel.junction?.table.name === hint)
-  );
+  const rels = all.filter((rel) => matches(rel, schema, target, hint));
   if (rels.length === 1) return rels[0];
   if (rels.length === 0) {
     // Suggest a parent when the origin has no relationships at all, else a child.
@@ -64,14 +80,6 @@ export function findRelationship(
       suggestion = s && s !== target ? `Perhaps you meant '${s}' instead of '${target}'.` : null;
     }
     throw Errors.noRelBetween(originName, target, hint, schema, suggestion);
-  }
-  // A self-referencing foreign key gives a many-to-one and a one-to-many with the same constraint:
-  // PostgREST takes the one-to-many; the other is reachable with the column as hint.
-  if (
-    rels.length === 2 && rels[0].constraint === rels[1].constraint && !rels[0].junction && !rels[1].junction
-  ) {
-    const o2m = rels.find((r) => r.cardinality === "o2m");
-    if (o2m && rels.some((r) => r.cardinality === "m2o")) return o2m;
   }
   throw Errors.ambiguousRel(
     originName,

@@ -15,6 +15,15 @@ import {
   parseTreePath,
 } from "./grammar.ts";
 import type { Action, ApiRequest, MediaType, Payload, Preferences, RangeSpec } from "./types.ts";
+import {
+  BodyTooLarge,
+  bracketsTooDeep,
+  jsonTextTooDeep,
+  MAX_JSON_BODY_BYTES,
+  MAX_JSON_DEPTH,
+  readTextCapped,
+  valueTooDeep,
+} from "@shared/input-limits.ts";
 
 export interface RequestContext {
   /** Exposed schemas; the first is the default. */
@@ -108,6 +117,20 @@ export function parsePreferences(header: string | null, timezones: ReadonlySet<s
 
 // ---- Accept ----
 
+/** PostgREST's MediaType.hs plan media: the format, the `for` media type and EXPLAIN options. */
+function planMedia(type: string, params: Map<string, string>): MediaType {
+  const forType = (params.get("for") ?? "application/json").replace(/^"|"$/g, "").trim().toLowerCase();
+  const kind = forType === "text/csv"
+    ? "csv"
+    : forType.startsWith("application/vnd.pgrst.object")
+    ? "object"
+    : "json";
+  const options = (params.get("options") ?? "").split("|").map((o) => o.trim().toLowerCase())
+    .filter((o) => ["analyze", "verbose", "settings", "buffers", "wal"].includes(o));
+  const format = type.endsWith("+json") ? "json" : "text";
+  return { kind, stripNulls: false, plan: { format, for: forType, options } };
+}
+
 function negotiate(accept: string | null): MediaType {
   if (!accept || accept.trim() === "") return { kind: "json", stripNulls: false };
   const ranges = accept.split(",").map((part, i) => {
@@ -134,6 +157,10 @@ function negotiate(accept: string | null): MediaType {
         return { kind: "object", stripNulls };
       case "text/csv":
         return { kind: "csv", stripNulls: false };
+      case "application/vnd.pgrst.plan":
+      case "application/vnd.pgrst.plan+text":
+      case "application/vnd.pgrst.plan+json":
+        return planMedia(r.type, r.params);
     }
   }
   throw Errors.mediaType(accept.split(",").map((s) => s.split(";")[0].trim()).filter((s) => s !== ""));
@@ -196,15 +223,23 @@ function parseCsv(text: string): Record<string, string | null>[] {
 
 function jsonPayload(text: string, columns: string[] | null, isCall: boolean): Payload {
   const trimmed = text.trimStart();
-  if (columns) return { raw: text, isArray: trimmed.startsWith("["), keys: columns };
-  if (trimmed === "" && isCall) return { raw: "{}", isArray: false, keys: [] };
+  // Checked before parsing and before the database sees it: Postgres in WASM cannot cast deeper
+  // JSON to jsonb (see packages/shared/input-limits.ts).
+  if (jsonTextTooDeep(text)) throw Errors.tooDeep();
+  const withColumns = { raw: text, isArray: trimmed.startsWith("["), keys: columns ?? [] };
+  if (!columns && trimmed === "" && isCall) return { raw: "{}", isArray: false, keys: [] };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    if (err instanceof SyntaxError) throw Errors.invalidBody("Empty or invalid json");
-    throw err;
+    if (!(err instanceof SyntaxError)) throw err;
+    // With ?columns= the body goes to the database unparsed, which reports it, as PostgREST does.
+    if (columns) return withColumns;
+    throw Errors.invalidBody("Empty or invalid json");
   }
+  // A string of deep brackets is refused too: a column or function may cast it to jsonb/array.
+  if (valueTooDeep(value, MAX_JSON_DEPTH, true)) throw Errors.tooDeep();
+  if (columns) return withColumns;
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
   if (Array.isArray(value)) {
@@ -224,7 +259,16 @@ function jsonPayload(text: string, columns: string[] | null, isCall: boolean): P
 async function readPayload(req: Request, columns: string[] | null, isCall: boolean): Promise<Payload> {
   const contentType = (req.headers.get("content-type") ?? "application/json").split(";")[0].trim()
     .toLowerCase();
-  const text = await req.text();
+  let text: string;
+  try {
+    text = await readTextCapped(req, MAX_JSON_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) throw Errors.bodyTooLarge(err.limit);
+    throw err;
+  }
+  if (contentType === "application/x-www-form-urlencoded" || contentType === "text/csv") {
+    if (bracketsTooDeep(text)) throw Errors.tooDeep();
+  }
   switch (contentType) {
     case "application/json":
     case "application/vnd.pgrst.object+json":
@@ -239,6 +283,11 @@ async function readPayload(req: Request, columns: string[] | null, isCall: boole
       const keys = columns ?? Object.keys(rows[0] ?? {});
       return { raw: JSON.stringify(rows), isArray: true, keys };
     }
+    case "text/plain":
+    case "text/xml":
+      // The raw body of a function with one unnamed text or xml parameter (Plan.hs findProc).
+      if (isCall) return { raw: text, isArray: false, keys: [], media: contentType };
+      throw Errors.invalidBody(`Content-Type not acceptable: ${contentType}`);
     default:
       throw Errors.invalidBody(`Content-Type not acceptable: ${contentType}`);
   }
@@ -295,6 +344,14 @@ export async function parseRequest(req: Request, path: string, ctx: RequestConte
   const schema = profile ?? ctx.schemas[0];
 
   const params = parseQueryString(url.search);
+  for (const [k, v] of params) {
+    if (bracketsTooDeep(k) || (v !== null && bracketsTooDeep(v))) {
+      throw Errors.queryParam(
+        `Query parameter nested too deeply: ${k}`,
+        `Brackets may nest at most ${MAX_JSON_DEPTH} levels`,
+      );
+    }
+  }
   const first = (name: string) => params.find(([k, v]) => k === name && v !== null)?.[1] ?? null;
   const api: ApiRequest = {
     method: req.method,

@@ -26,8 +26,10 @@ export type SelectItem =
     field: Field;
     alias?: string;
     cast?: string;
-    /** `count()`, `col.sum()` ...: parsed so that they get PostgREST's PGRST123 refusal. */
+    /** `count()`, `col.sum()` ...: refused with PGRST123 unless `db-aggregates-enabled`. */
     aggregate?: string;
+    /** `col.sum()::int`: the cast of the aggregate's result. */
+    aggCast?: string;
   }
   | {
     kind: "embed";
@@ -103,6 +105,11 @@ export interface MediaType {
   kind: "json" | "object" | "csv";
   /** `nulls=stripped` on the vnd.pgrst array/object types. */
   stripNulls: boolean;
+  /**
+   * `application/vnd.pgrst.plan[+json|+text]; for="..."; options=analyze|verbose|...`: the
+   * EXPLAIN of the statement that would answer `kind` (only with `db-plan-enabled`).
+   */
+  plan?: { format: "json" | "text"; for: string; options: string[] };
 }
 
 export interface Preferences {
@@ -126,6 +133,8 @@ export interface Payload {
   isArray: boolean;
   /** Keys of the object(s), or the `columns` parameter when given. */
   keys: string[];
+  /** A raw body for a function's one unnamed parameter: text/plain, text/xml, application/octet-stream. */
+  media?: string;
 }
 
 export interface ApiRequest {

@@ -15,6 +15,17 @@ export interface InboxView {
   captures: Captured[];
   /** The stand-in the page is filtered on, if any. */
   provider: string | null;
+  /** The page's query: stand-in panels read their own parameters from it (e.g. ?mail=<id>). */
+  query?: URLSearchParams;
+}
+
+/** A stand-in with a view of its own on the page (the Resend stand-in's mail viewer). */
+interface WithPanel {
+  panel(query: URLSearchParams): string;
+}
+
+function hasPanel(s: unknown): s is WithPanel {
+  return typeof (s as Partial<WithPanel>).panel === "function";
 }
 
 /** Older traffic stays available from /_captures. */
@@ -54,7 +65,11 @@ function entryHtml(c: Captured): string {
 </details>`;
 }
 
-export function renderInbox({ entries, captures, provider }: InboxView): string {
+export function renderInbox({ entries, captures, provider, query }: InboxView): string {
+  const panels = entries
+    .filter((e) => (!provider || e.def.name === provider) && hasPanel(e.standIn))
+    .map((e) => (e.standIn as unknown as WithPanel).panel(query ?? new URLSearchParams()))
+    .join("\n");
   const rows = entries.map((e) => {
     const mode = e.sandboxed
       ? `code uses it (<code>${esc(e.def.baseUrlEnv)}</code>)`
@@ -84,6 +99,7 @@ export function renderInbox({ entries, captures, provider }: InboxView): string 
 ${rows}</table>
 <p>${provider ? `Showing ${esc(provider)} only. <a href="/">Show all</a>.` : "Newest first."}
   <a href="/_captures${provider ? `?provider=${encodeURIComponent(provider)}` : ""}">JSON</a>.</p>
+${panels}
 <form method="post" action="/_clear"><button>Clear captures</button></form>
 ${list}
 </body></html>`;

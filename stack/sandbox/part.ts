@@ -15,13 +15,19 @@ import { Sandbox } from "./sandbox.ts";
  * environment; hermetic platforms (tests) point every provider at its stand-in whatever the shell
  * has. The process environment itself is never written: one process may run several platforms.
  */
-export function pointEnvironment(sandbox: Sandbox, target: Record<string, string>, hermetic: boolean): void {
+export function pointEnvironment(
+  sandbox: Sandbox,
+  target: Record<string, string>,
+  hermetic: boolean,
+  platformUrl?: string,
+): void {
   for (const { def, standIn } of sandbox.entries()) {
     const key = Deno.env.get(def.keyEnv);
     const realKey = !!key && key !== def.placeholderKey;
     if (realKey && !hermetic) continue;
     target[def.baseUrlEnv] = standIn.baseUrl;
     target[def.keyEnv] = def.placeholderKey;
+    if (def.connect && platformUrl !== undefined) Object.assign(target, def.connect(standIn, platformUrl));
     sandbox.markSandboxed(def.name, true);
   }
 }
@@ -42,7 +48,7 @@ export const sandboxPart: PlatformPart = {
   name: "sandbox",
   start(p) {
     const sandbox = Sandbox.start({ hostname: p.config.hostname, port: sandboxPort(p.config.apiPort) });
-    pointEnvironment(sandbox, p.env, p.config.dataDir === null);
+    pointEnvironment(sandbox, p.env, p.config.dataDir === null, p.url);
     p.sandbox = sandbox;
     p.extraUrls["Sandbox inbox"] = `${sandbox.url}/`;
     return Promise.resolve({

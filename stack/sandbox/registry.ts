@@ -5,6 +5,9 @@
  */
 import type { StandIn } from "./standin.ts";
 import { AnthropicStandIn } from "./providers/anthropic.ts";
+import { PLATFORM_DASHBOARD_PRICES, StripeStandIn } from "./providers/stripe.ts";
+import { ResendStandIn } from "./providers/resend.ts";
+import { TWILIO_SANDBOX_TOKEN, TwilioStandIn } from "./providers/twilio.ts";
 
 export interface ProviderDefinition {
   /** Route prefix on the sandbox server (/anthropic/...) and the name tests look it up by. */
@@ -21,6 +24,11 @@ export interface ProviderDefinition {
    * port (Stripe).
    */
   ownServer?: boolean;
+  /**
+   * Wires the stand-in to the platform while code uses it: may point its callbacks (webhooks) at
+   * `platformUrl`, and returns more variables for code (e.g. the webhook signing secret).
+   */
+  connect?(standIn: StandIn, platformUrl: string): Record<string, string>;
   create(): StandIn;
 }
 
@@ -35,6 +43,9 @@ export interface StandInEntry {
 /** Typed access from tests: sandbox.get("anthropic") is an AnthropicStandIn. */
 export interface StandIns {
   anthropic: AnthropicStandIn;
+  stripe: StripeStandIn;
+  resend: ResendStandIn;
+  twilio: TwilioStandIn;
 }
 
 export const PROVIDERS: ProviderDefinition[] = [
@@ -45,5 +56,48 @@ export const PROVIDERS: ProviderDefinition[] = [
     baseUrlEnv: "ANTHROPIC_BASE_URL",
     placeholderKey: "sk-ant-sandbox-local-placeholder",
     create: () => new AnthropicStandIn(),
+  },
+  {
+    name: "stripe",
+    title: "Stripe API",
+    keyEnv: "STRIPE_SECRET_KEY",
+    // The SDK takes host and port, not a URL: packages/shared/payments/provider.ts splits this.
+    baseUrlEnv: "STRIPE_API_BASE_URL",
+    placeholderKey: "sk_test_sandbox_local_placeholder",
+    ownServer: true,
+    connect: (standIn, platformUrl) => {
+      const stripe = standIn as StripeStandIn;
+      stripe.webhookUrl = `${platformUrl}/functions/v1/payments-webhook`;
+      return { STRIPE_WEBHOOK_SECRET: stripe.webhookSecret };
+    },
+    create: () => new StripeStandIn(PLATFORM_DASHBOARD_PRICES),
+  },
+  {
+    name: "resend",
+    title: "Resend email API (mail viewer below)",
+    keyEnv: "RESEND_API_KEY",
+    // packages/shared/email/provider.ts passes it to the SDK as baseUrl (the SDK reads it too).
+    baseUrlEnv: "RESEND_BASE_URL",
+    placeholderKey: "re_sandbox_local_placeholder",
+    connect: (standIn, platformUrl) => {
+      const resend = standIn as ResendStandIn;
+      resend.webhookUrl = `${platformUrl}/functions/v1/email-webhooks`;
+      return { RESEND_WEBHOOK_SECRET: resend.webhookSecret };
+    },
+    create: () => new ResendStandIn(),
+  },
+  {
+    name: "twilio",
+    title: "Twilio Programmable Messaging (SMS, WhatsApp)",
+    keyEnv: "TWILIO_AUTH_TOKEN",
+    // The SDK has no base-URL option: packages/shared/messaging/provider.ts sets client.api.baseUrl.
+    baseUrlEnv: "TWILIO_BASE_URL",
+    placeholderKey: TWILIO_SANDBOX_TOKEN,
+    connect: (standIn, platformUrl) => {
+      const tw = standIn as TwilioStandIn;
+      tw.incomingUrl = `${platformUrl}/functions/v1/messaging-webhook?type=incoming`;
+      return { TWILIO_ACCOUNT_SID: tw.accountSid };
+    },
+    create: () => new TwilioStandIn(),
   },
 ];

@@ -96,6 +96,7 @@ export class Sandbox {
         entries: this.entries(),
         captures: this.captures(provider ?? undefined),
         provider,
+        query: url.searchParams,
       });
       return new Response(page, {
         headers: { "content-type": "text/html; charset=utf-8" },

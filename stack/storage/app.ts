@@ -28,6 +28,7 @@ import {
   uploadObject,
 } from "./objects.ts";
 import { ListBody, listObjects } from "./list.ts";
+import { listObjectsV2, ListV2Body } from "./list_v2.ts";
 import { copyObject, moveObject, TransferBody } from "./transfer.ts";
 import {
   createSignedUploadUrl,
@@ -39,6 +40,7 @@ import {
   verifyUploadToken,
 } from "./signing.ts";
 import { objectInfo, renderObject } from "./render.ts";
+import { parseTransformQuery, renderImage, transformationsFromClaim } from "./image.ts";
 import { z } from "zod";
 
 const RemoveBody = z.object({ prefixes: z.array(z.string()).min(1).max(1000) });
@@ -100,6 +102,10 @@ export function createStorageApp(ctx: StorageContext): Hono {
     const who = await caller(c);
     return c.json(await listObjects(ctx, who, bucketParam(c), await parseJsonBody(c.req.raw, ListBody)));
   });
+  app.post("/object/list-v2/:bucket", async (c) => {
+    const who = await caller(c);
+    return c.json(await listObjectsV2(ctx, who, bucketParam(c), await parseJsonBody(c.req.raw, ListV2Body)));
+  });
 
   // Signed download URLs: issue (as the caller), redeem (the token is the credential).
   app.post("/object/sign/:bucket", async (c) => {
@@ -130,6 +136,31 @@ export function createStorageApp(ctx: StorageContext): Hono {
     const grant = await verifyUploadToken(ctx, c.req.query("token") ?? null, target);
     const mode = grant.upsert ? "upsert" : "insert";
     return c.json(await uploadObject(ctx, "superuser", target, c.req.raw, mode, grant.owner));
+  });
+
+  // Image transformations (Storage's /render/image routes; see image.ts). The signed route takes
+  // its transformation from the token, never from the query.
+  const transformQuery = (c: Context) => parseTransformQuery(new URL(c.req.url).searchParams);
+  app.get("/render/image/authenticated/:bucket/*", async (c) => {
+    const who = await caller(c);
+    const target = ref(c, "/render/image/authenticated/");
+    const t = transformQuery(c);
+    const { obj, bytes } = await readObject(ctx, who, target);
+    return await renderImage(c.req.raw, obj, bytes, t, { download: download(c) });
+  });
+  app.get("/render/image/public/:bucket/*", async (c) => {
+    const target = ref(c, "/render/image/public/");
+    const t = transformQuery(c);
+    if (!(await findBucketLimits(ctx, target.bucket)).public) throw Errors.noSuchBucket();
+    const { obj, bytes } = await readObject(ctx, "superuser", target);
+    return await renderImage(c.req.raw, obj, bytes, t, { download: download(c) });
+  });
+  app.get("/render/image/sign/:bucket/*", async (c) => {
+    const target = ref(c, "/render/image/sign/");
+    const { expires, transformations } = await verifyDownloadToken(ctx, c.req.query("token") ?? null, target);
+    const { obj, bytes } = await readObject(ctx, "superuser", target);
+    const t = transformationsFromClaim(transformations);
+    return await renderImage(c.req.raw, obj, bytes, t, { download: download(c), expires });
   });
 
   // Public buckets: no credentials, superuser reads, refused unless the bucket is public.

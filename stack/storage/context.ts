@@ -42,14 +42,21 @@ export function jwtFailureMessage(err: JwtError): string {
   }
 }
 
-/** No Authorization header means anon; a token that does not verify is refused, as Storage does. */
+/**
+ * Every authenticated route needs a JWT that verifies. Storage's jwt plugin (supabase/storage
+ * src/http/plugins/jwt.ts) takes `Authorization` less its `Bearer ` and verifies it; with no
+ * header the empty token fails as jose fails it ("Invalid Compact JWS"), answered as AccessDenied
+ * (HTTP 400). Kong in the CLI stack has no key-auth and adds no Authorization when there is no
+ * apikey, so a request with neither reaches Storage without one and is refused there; public
+ * and signed-URL routes do not ask for a caller.
+ */
 export async function resolveCaller(req: Request, jwtSecret: string): Promise<Caller> {
   const url = new URL(req.url);
   const headers: Record<string, string> = {};
   req.headers.forEach((v, k) => (headers[k] = v));
   const base = { method: req.method, path: url.pathname, headers };
   const header = req.headers.get("authorization");
-  if (!header) return { ...base, role: "anon", claims: { role: "anon" }, owner: null };
+  if (!header) throw Errors.accessDenied("Invalid Compact JWS");
   const token = bearerToken(header);
   if (!token) throw Errors.accessDenied("Authorization header must be 'Bearer <jwt>'");
   let claims: JwtClaims;

@@ -91,6 +91,8 @@ export function fromDbError(err: unknown): StorageError | null {
     case "23503":
       return new StorageError(404, "InvalidRequest", "The related resource does not exist");
     case "22P02":
+    case "22021": // NUL or invalid UTF-8 in a string the caller sent
+    case "22P05": // \u0000 in JSON the caller sent
     case "22001":
     case "22003":
     case "22023":

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { Errors } from "./errors.ts";
+import { MAX_JSON_DEPTH, valueTooDeep } from "@shared/input-limits.ts";
 
 /** `[storage] file_size_limit` of the Supabase CLI's config.toml template: 50MiB. */
 export const GLOBAL_FILE_SIZE_LIMIT = 50 * 1024 * 1024;
@@ -25,9 +26,17 @@ export function mustBeValidBucketName(name: unknown): string {
   return name;
 }
 
-/** Object names: any Unicode text S3 can carry, up to 1024 characters. */
+/**
+ * Object names: any Unicode text S3 can carry, up to 1024 characters, without `.` or `..` path
+ * segments. Such a name cannot be addressed over HTTP as itself (URL resolution, in supabase-js's
+ * fetch and in the gateway in front of Storage, rewrites `a/../b` to `b`), so storing one would let
+ * a path that passed a first-segment check later name another folder's object.
+ */
 export function mustBeValidKey(key: unknown): string {
-  if (typeof key !== "string" || key.length === 0 || key.length > 1024 || INVALID_KEY_CHARS_RE.test(key)) {
+  if (
+    typeof key !== "string" || key.length === 0 || key.length > 1024 || INVALID_KEY_CHARS_RE.test(key) ||
+    key.split("/").some((segment) => segment === "." || segment === "..")
+  ) {
     throw Errors.invalidKey(typeof key === "string" ? key : "");
   }
   return key;
@@ -108,6 +117,10 @@ export async function parseJsonBody<T extends z.ZodType>(req: Request, schema: T
     } catch {
       throw Errors.invalidRequest("Body is not valid JSON");
     }
+  }
+  // Metadata in bodies is stored as jsonb: deeper nesting would overflow the embedded database.
+  if (valueTooDeep(value, MAX_JSON_DEPTH, true)) {
+    throw Errors.invalidRequest(`body: JSON must not nest more than ${MAX_JSON_DEPTH} levels deep`);
   }
   const result = schema.safeParse(value);
   if (!result.success) {

@@ -31,10 +31,36 @@ export interface RenderOptions {
   expires?: Date;
 }
 
-/** Browsers must not render uploaded HTML as a page of this origin (Storage's normalizeContentType). */
-function safeContentType(mimetype: string | undefined): string {
-  if (!mimetype) return "application/octet-stream";
-  return mimetype.includes("text/html") ? "text/plain" : mimetype;
+/**
+ * Uploaded bytes must never run as a page of the API origin (a stored script on :54321 would act
+ * with every session of that origin). Supabase Storage serves `text/html` as `text/plain`
+ * (supabase/storage src/storage/renderer/renderer.ts, normalizeContentType, a case-sensitive
+ * substring test). Here the media type is compared case-insensitively and without parameters,
+ * so `TEXT/HTML` and `text/html; charset=utf-8` are caught too, and:
+ * - HTML and XHTML are served as `text/plain`, as Storage does for HTML;
+ * - SVG and the other XML types (which run script when opened as a document, and which `<img>`
+ *   still needs under their own type) keep their type but are served as an attachment with a
+ *   sandboxing CSP, so a navigation downloads them and nothing in them runs;
+ * - every object response carries `X-Content-Type-Options: nosniff`, so no browser sniffs
+ *   `text/plain` or `application/octet-stream` bytes back into HTML.
+ */
+type Served = { contentType: string; active: boolean };
+
+const AS_TEXT = new Set(["text/html", "application/xhtml+xml"]);
+const ACTIVE_XML = new Set([
+  "image/svg+xml",
+  "text/xml",
+  "application/xml",
+  "text/xsl",
+  "application/xslt+xml",
+]);
+
+export function servedType(mimetype: string | undefined): Served {
+  if (!mimetype) return { contentType: "application/octet-stream", active: false };
+  const base = mimetype.split(";")[0].trim().toLowerCase();
+  if (AS_TEXT.has(base) || base.includes("html")) return { contentType: "text/plain", active: false };
+  if (ACTIVE_XML.has(base) || base.endsWith("+xml")) return { contentType: mimetype, active: true };
+  return { contentType: mimetype, active: false };
 }
 
 function lastModified(obj: StoredObject): string | null {
@@ -69,7 +95,13 @@ export function renderObject(req: Request, obj: StoredObject, bytes: Bytes, opts
   const headers = new Headers();
   const etag = obj.metadata?.eTag;
   headers.set("accept-ranges", "bytes");
-  headers.set("content-type", safeContentType(obj.metadata?.mimetype));
+  const served = servedType(obj.metadata?.mimetype);
+  headers.set("content-type", served.contentType);
+  headers.set("x-content-type-options", "nosniff");
+  if (served.active) {
+    headers.set("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+    if (opts.download === null) headers.set("content-disposition", "attachment;");
+  }
   if (etag) headers.set("etag", etag);
   const modified = lastModified(obj);
   if (modified) headers.set("last-modified", modified);
@@ -109,7 +141,8 @@ export function objectInfo(obj: StoredObject): Record<string, unknown> {
     content_type: obj.metadata?.mimetype ?? null,
     cache_control: obj.metadata?.cacheControl ?? null,
     etag: obj.metadata?.eTag ?? null,
-    metadata: obj.user_metadata,
+    // Storage answers {} for an object uploaded without user metadata, never null.
+    metadata: obj.user_metadata ?? {},
     last_modified: obj.updated_at,
     created_at: obj.created_at,
   };

@@ -11,6 +11,7 @@ import { asCaller, type Caller, jwtFailureMessage, probeAsCaller, type StorageCo
 import { Errors } from "./errors.ts";
 import { SIGNED_UPLOAD_EXPIRY_SECONDS } from "./limits.ts";
 import { findBucketLimits, findObject, type ObjectRef } from "./objects.ts";
+import { parseTransformBody, transformationsClaim } from "./image.ts";
 
 export const SignBody = z.object({
   expiresIn: z.number().int().min(1),
@@ -28,16 +29,24 @@ function nowSeconds(): number {
 }
 
 function refusesUnsupported(body: z.infer<typeof SignBody>): void {
-  if (body.transform && Object.keys(body.transform).length > 0) {
-    throw Errors.notSupported("image transformations");
-  }
   if (body.versionId) throw Errors.notSupported("object versioning");
 }
 
-async function signDownload(ctx: StorageContext, ref: ObjectRef, expiresIn: number): Promise<string> {
+/**
+ * A download URL; with a transformation, Storage's signObjectUrl adds a `transformations` claim
+ * and points the URL at /render/image/sign/ instead of /object/sign/.
+ */
+async function signDownload(
+  ctx: StorageContext,
+  ref: ObjectRef,
+  expiresIn: number,
+  transformations?: string,
+): Promise<string> {
   const iat = nowSeconds();
-  const token = await signJwt({ url: `${ref.bucket}/${ref.key}`, iat, exp: iat + expiresIn }, ctx.jwtSecret);
-  return `/object/sign/${ref.bucket}/${ref.key}?token=${token}`;
+  const claims: JwtClaims = { url: `${ref.bucket}/${ref.key}`, iat, exp: iat + expiresIn };
+  if (transformations) claims.transformations = transformations;
+  const token = await signJwt(claims, ctx.jwtSecret);
+  return `/${transformations ? "render/image" : "object"}/sign/${ref.bucket}/${ref.key}?token=${token}`;
 }
 
 /** POST /object/sign/{bucket}/{path}: only for an object the caller may select. */
@@ -48,8 +57,11 @@ export async function createSignedUrl(
   body: z.infer<typeof SignBody>,
 ): Promise<{ signedURL: string }> {
   refusesUnsupported(body);
+  const transform = body.transform && Object.keys(body.transform).length > 0
+    ? transformationsClaim(parseTransformBody(body.transform))
+    : undefined;
   await findObject(ctx, caller, ref);
-  return { signedURL: await signDownload(ctx, ref, body.expiresIn) };
+  return { signedURL: await signDownload(ctx, ref, body.expiresIn, transform) };
 }
 
 /** POST /object/sign/{bucket} {paths}: one entry per path, an error for those not visible. */
@@ -100,11 +112,12 @@ export async function verifyDownloadToken(
   ctx: StorageContext,
   token: string | null,
   ref: ObjectRef,
-): Promise<{ expires: Date }> {
+): Promise<{ expires: Date; transformations: string }> {
   const claims = await verifyToken(ctx, token, ref);
   if ("upsert" in claims) throw Errors.invalidSignature("An upload token cannot be used to download");
   if (typeof claims.exp !== "number") throw Errors.invalidJwt("token without exp");
-  return { expires: new Date(claims.exp * 1000) };
+  const transformations = typeof claims.transformations === "string" ? claims.transformations : "";
+  return { expires: new Date(claims.exp * 1000), transformations };
 }
 
 /** POST /object/upload/sign/{bucket}/{path}: issued only when the caller's own upload would pass RLS. */

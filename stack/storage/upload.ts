@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import type { Bytes } from "./bytes.ts";
 import { Errors } from "./errors.ts";
+import { MAX_JSON_DEPTH, valueTooDeep } from "@shared/input-limits.ts";
 
 export interface IncomingFile {
   bytes: Bytes;
@@ -80,7 +81,22 @@ function parseUserMetadata(text: string, source: string): Record<string, unknown
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw Errors.invalidRequest(`${source} must be a JSON object`);
   }
+  // Stored as jsonb: deeper nesting would overflow the embedded database (input-limits.ts).
+  if (valueTooDeep(value, MAX_JSON_DEPTH, true)) {
+    throw Errors.invalidRequest(`${source} must not nest more than ${MAX_JSON_DEPTH} levels deep`);
+  }
   return value as Record<string, unknown>;
+}
+
+/**
+ * A value later served as a response header (Cache-Control, Content-Type): printable ASCII only.
+ * CR/LF would split the header (and makes the Headers API throw when the object is served).
+ */
+function headerValue(value: string, name: string): string {
+  if (!/^[\x20-\x7e\t]*$/.test(value)) {
+    throw Errors.invalidRequest(`${name} must be printable ASCII without line breaks`);
+  }
+  return value;
 }
 
 function decodeBase64Utf8(b64: string): string {
@@ -109,8 +125,11 @@ export async function readIncomingFile(req: Request, limit: number): Promise<Inc
     const metadata = field("metadata");
     return {
       bytes: file.data,
-      mimetype: field("contentType") || file.contentType || "application/octet-stream",
-      cacheControl: cacheTime ? `max-age=${cacheTime}` : "no-cache",
+      mimetype: headerValue(
+        field("contentType") || file.contentType || "application/octet-stream",
+        "contentType",
+      ),
+      cacheControl: headerValue(cacheTime ? `max-age=${cacheTime}` : "no-cache", "cacheControl"),
       userMetadata: metadata ? parseUserMetadata(metadata, "metadata") : null,
     };
   }
@@ -118,8 +137,8 @@ export async function readIncomingFile(req: Request, limit: number): Promise<Inc
   const xMetadata = req.headers.get("x-metadata");
   return {
     bytes,
-    mimetype: contentType || "application/octet-stream",
-    cacheControl: req.headers.get("cache-control") ?? "no-cache",
+    mimetype: headerValue(contentType || "application/octet-stream", "content-type"),
+    cacheControl: headerValue(req.headers.get("cache-control") ?? "no-cache", "cache-control"),
     userMetadata: xMetadata ? parseUserMetadata(decodeBase64Utf8(xMetadata), "x-metadata") : null,
   };
 }

@@ -34,18 +34,26 @@ create function public.kb_hybrid_search(
   status text, vector_score double precision, text_score double precision, relevance_score double precision
 )
 language plpgsql stable security invoker set search_path = ''
--- Filtered HNSW scans keep walking the graph until enough rows pass the filters (pgvector 0.8).
-set hnsw.iterative_scan = 'relaxed_order'
-set hnsw.ef_search = '100'
 as $$
 #variable_conflict use_column
 declare
+  -- The caller's HNSW settings, put back before returning (what a SET clause would do).
+  v_iterative_scan text := current_setting('hnsw.iterative_scan', true);
+  v_ef_search text := current_setting('hnsw.ef_search', true);
   v_k integer := greatest(least(coalesce(p_match_count, 10), 200) * 4, 40);
   v_cats uuid[];
   v_uncategorised boolean;
   v_tsq tsquery;
   v_w double precision := least(greatest(coalesce(p_vector_weight, 0.7), 0), 1);
 begin
+  -- Filtered HNSW scans keep walking the graph until enough rows pass the filters (pgvector 0.8).
+  -- Set here rather than in a SET clause: a SET clause naming hnsw.* is checked when the function
+  -- is created, and a non-superuser (postgres on hosted Supabase) is refused (42501) in a session
+  -- where pgvector's library is not loaded yet, as in a fresh per-file migration session. By the
+  -- time the body runs, p_query_embedding has loaded it, so these are ordinary user settings.
+  perform pg_catalog.set_config('hnsw.iterative_scan', 'relaxed_order', true);
+  perform pg_catalog.set_config('hnsw.ef_search', '100', true);
+
   -- Categories that pass the filters and RLS (an admin-level category is simply absent for a
   -- member, so its chunks are too).
   select coalesce(array_agg(c.id), '{}') into v_cats
@@ -94,6 +102,9 @@ begin
    where v_w * s.vs + (1 - v_w) * s.ts >= coalesce(p_match_threshold, 0)
    order by relevance_score desc, s.doc_id, s.chunk_index
    limit least(coalesce(p_match_count, 10), 200);
+
+  perform pg_catalog.set_config('hnsw.iterative_scan', coalesce(v_iterative_scan, 'off'), true);
+  perform pg_catalog.set_config('hnsw.ef_search', coalesce(v_ef_search, '40'), true);
 end $$;
 
 revoke execute on function public.kb_hybrid_search(uuid, text, extensions.vector, integer, double precision, uuid,

@@ -8,6 +8,7 @@ import { createAiBackendApp } from "../../services/ai-backend/app.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { type EmbeddingInputType, LocalHashEmbeddings } from "../../packages/shared/embeddings/mod.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
+import { grant } from "./helpers.ts";
 import { signJwt } from "../../packages/shared/auth/jwt.ts";
 
 platformTest("anonymous callers get 401 under /api; health and docs are public", async (p) => {
@@ -101,6 +102,7 @@ platformTest("an unchanged kb_update_document makes no embedding call; a changed
   });
   const u = await createUser(p, "embed-calls");
   const ws = await createWorkspace(p, u.id);
+  await grant(p, u.id, 20); // document writes are billed, also when the backend is called directly
   const call = async (method: string, path: string, body: unknown) => {
     const res = await app.request(path, {
       method,

@@ -1,12 +1,18 @@
 /**
- * Gateway billing: debit before the backend call, 402 with no call on a short balance, the
- * service-role key never billed, refunds on any non-2xx or unreachable backend, per-image
- * batch pricing, and 50 concurrent calls that never overdraw. A spy stands in front of (or
- * instead of) the backend, by pointing the platform's AI_BACKEND_URL at it, to count calls.
+ * Gateway billing (done by the AI backend, the one billing point, and passed through by the
+ * gateway): debit before the work, 402 with no work on a short balance, the service-role key
+ * never billed, refunds on any non-2xx, nothing charged when the backend is unreachable,
+ * per-image batch pricing, and 50 concurrent calls that never overdraw. A spy backend (the
+ * backend's billing middleware in front of a canned answer) replaces the real one, by pointing
+ * the platform's AI_BACKEND_URL at it, to count the calls that do work.
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { COST_KEYS } from "../../packages/shared/credits/ledger.ts";
+import { GATEWAY_ACTIONS } from "../../packages/shared/gateway/mod.ts";
+import { createApp } from "../../packages/shared/http/app.ts";
+import { signedIn } from "../../packages/shared/auth/context.ts";
+import { applyBilling } from "../../services/ai-backend/billing.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { sqlAs, sqlState } from "../helpers/sql.ts";
 import { balance, gateway, grant } from "./helpers.ts";
@@ -16,25 +22,32 @@ interface Spy {
   stop(): Promise<void>;
 }
 
-/** Points the gateway at a spy that answers `status` (or proxies to the real backend). */
-function spy(p: Platform, status: number | "proxy"): Spy {
+/**
+ * Points the gateway at a stand-in AI backend that bills as the real one does (the backend's
+ * billing middleware in front of every billable action of the map) and then answers `status`.
+ * `calls` lists the requests that got past billing, i.e. the work the backend did.
+ */
+function spy(p: Platform, status: number): Spy {
   const real = p.env.AI_BACKEND_URL;
   const calls: string[] = [];
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
-    const url = new URL(req.url);
-    calls.push(`${req.method} ${url.pathname}`);
-    if (status === "proxy") {
-      return await fetch(`${real}${url.pathname}${url.search}`, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body ? await req.arrayBuffer() : null,
-      });
-    }
-    await req.body?.cancel();
-    return Response.json(status < 300 ? { ok: true } : { error: "model server exploded", code: "boom" }, {
-      status,
-    });
+  const app = createApp({
+    supabase: {
+      url: p.url,
+      anonKey: p.config.anonKey,
+      serviceRoleKey: p.config.serviceRoleKey,
+      jwtSecret: p.config.jwtSecret,
+    },
   });
+  app.use("/api/*", signedIn);
+  applyBilling(app, new Set(Object.keys(GATEWAY_ACTIONS)));
+  app.all("*", (c) => {
+    calls.push(`${c.req.method} ${c.req.path}`);
+    return c.json(
+      status < 300 ? { ok: true } : { error: "model server exploded", code: "boom" },
+      status as 200,
+    );
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
   p.env.AI_BACKEND_URL = `http://127.0.0.1:${server.addr.port}`;
   return {
     calls,
@@ -59,7 +72,7 @@ platformTest(
     const u = await createUser(p, "bill-short");
     const ws = await createWorkspace(p, u.id);
     await grant(p, u.id, 1);
-    const s = spy(p, "proxy");
+    const s = spy(p, 200);
     try {
       const r = await gateway(p, u.accessToken, "kb_create_document", {
         workspace_id: ws,
@@ -144,6 +157,7 @@ platformTest(
     }
     assert.equal(r.status, 502);
     assert.equal(r.body.code, "backend_unreachable");
+    assert.equal(r.headers.get("x-credits-charged"), null, "an unreachable backend charges nothing");
     assert.equal(await balance(p, u.id), 5);
 
     // A 4xx from the real backend (a workspace the user does not belong to) is refunded too.
@@ -154,14 +168,15 @@ platformTest(
     const rows = await ledger(p, u.id);
     const debits = rows.filter((t) => t.kind === "debit");
     const refunds = rows.filter((t) => t.kind === "refund");
-    assert.equal(debits.length, 3);
-    assert.equal(refunds.length, 3);
+    // The backend bills, so the unreachable call was never debited: 2 debits, both refunded.
+    assert.equal(debits.length, 2);
+    assert.equal(refunds.length, 2);
     assert.equal(rows.reduce((s, t) => s + t.amount, 0), 5);
     const marked = await p.db.query<{ n: number }>(
       `select count(*)::int as n from public.ai_usage_logs where user_id = $1 and (metadata->>'refunded')::boolean`,
       [u.id],
     );
-    assert.equal(marked.rows[0].n, 3);
+    assert.equal(marked.rows[0].n, 2);
   },
 );
 

@@ -33,7 +33,7 @@ platformTest("a multipart upload answers 202 with a pending job that job-status 
   assert.equal(body.success, true);
   assert.deepEqual(Object.keys(body.data).sort(), ["job_id", "message", "status"]);
   assert.equal(body.data.status, "pending");
-  assert.match(body.data.message, /pipeline is not available yet/);
+  assert.match(body.data.message, /stored and queued/);
   assert.equal(res.headers.get("x-credits-charged"), "2");
   assert.equal(await balance(p, u.id), 3);
 

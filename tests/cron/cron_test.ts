@@ -44,7 +44,8 @@ platformTest("a migration's cron.schedule + net.http_post reaches the target and
     const job =
       (await p.db.query<Record<string, unknown>>(`select * from cron.job where jobid = $1`, [jobid]))
         .rows[0];
-    assert.equal(job.username, "postgres");
+    // The scheduling session's user (the platform's superuser connection is supabase_admin, as on hosted).
+    assert.equal(job.username, "supabase_admin");
     assert.equal(job.database, "postgres");
     assert.equal(job.active, true);
 
@@ -176,7 +177,8 @@ platformTest("a job runs in its own transaction as its user and reports the last
     assert.equal(run.status, "succeeded");
     assert.equal(run.return_message, "INSERT 0 2");
     const probe = await p.db.query<{ who: string }>(`select distinct who from public.cron_probe`);
-    assert.deepEqual(probe.rows, [{ who: "postgres" }]);
+    // A job runs as the user who scheduled it: here the platform's connection, supabase_admin.
+    assert.deepEqual(probe.rows, [{ who: "supabase_admin" }]);
   } finally {
     await p.db.exec(`drop table public.cron_probe`);
   }

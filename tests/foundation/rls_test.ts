@@ -113,7 +113,22 @@ platformTest(
     assert.equal(await sqlState(() => add(member.id, newbie.id, "member")), "42501");
     assert.equal(await sqlState(() => add(outsider.id, outsider.id, "owner")), "42501");
     assert.equal(await sqlState(() => add(admin.id, newbie.id, "admin")), "42501");
-    await add(admin.id, newbie.id, "viewer");
+    // Members join by invitation only: an admin invites a viewer, who accepts.
+    assert.equal(await sqlState(() => add(admin.id, newbie.id, "viewer")), "42501");
+    const [{ invitation }] = await sqlAs<{ invitation: { id: string } }>(
+      p,
+      { role: "authenticated", userId: admin.id },
+      `select public.invite_to_workspace($1, $2, 'viewer') as invitation`,
+      [ws, newbie.id],
+    );
+    await sqlAs(
+      p,
+      { role: "authenticated", userId: newbie.id },
+      `select public.accept_workspace_invitation($1)`,
+      [
+        invitation.id,
+      ],
+    );
     // A member cannot promote themselves; an admin cannot promote anyone to admin.
     const promote = (by: string, user: string, role: string) =>
       sqlAs(

@@ -99,26 +99,32 @@ platformTest("GET /quote-requests: the caller's own, newest first; {data: []} wh
   assert.equal((await call(p, FN, "/quote-requests", { token: null })).status, 401);
 });
 
-platformTest("GET /quote-requests/{id}: owner only; others, unknown and bad ids refused", async (p) => {
-  const s = await setup(p);
-  const id = ((await request(p, s.member, s.quote.id, s.ws)).body.data as { id: string }).id;
-  const mine = await call(p, FN, `/quote-requests/${id}`, { token: s.member.accessToken });
-  assert.equal(mine.status, 200);
-  assert.equal((mine.body.data as { id: string }).id, id);
-  for (const u of [s.owner, s.admin, s.outsider]) {
-    const r = await call(p, FN, `/quote-requests/${id}`, { token: u.accessToken });
-    assert.equal(r.status, 404, "must be owned by the caller");
-  }
-  assert.equal(
-    (await call(p, FN, `/quote-requests/${MISSING_ID}`, { token: s.member.accessToken })).status,
-    404,
-  );
-  assert.equal(
-    (await call(p, FN, `/quote-requests/not-a-uuid`, { token: s.member.accessToken })).status,
-    400,
-  );
-  assert.equal((await call(p, FN, `/quote-requests/${id}`, { token: null })).status, 401);
-});
+platformTest(
+  "GET /quote-requests/{id}: requester and handlers; others, unknown and bad ids refused",
+  async (p) => {
+    const s = await setup(p);
+    const id = ((await request(p, s.member, s.quote.id, s.ws)).body.data as { id: string }).id;
+    const mine = await call(p, FN, `/quote-requests/${id}`, { token: s.member.accessToken });
+    assert.equal(mine.status, 200);
+    assert.equal((mine.body.data as { id: string }).id, id);
+    // The workspace's owner and admin handle (PATCH) the request, so they read it too
+    // (tests/quotes/request_roles_test.ts); an outsider does not.
+    for (const u of [s.owner, s.admin]) {
+      const r = await call(p, FN, `/quote-requests/${id}`, { token: u.accessToken });
+      assert.equal(r.status, 200, "a handler reads what it may move");
+    }
+    assert.equal((await call(p, FN, `/quote-requests/${id}`, { token: s.outsider.accessToken })).status, 404);
+    assert.equal(
+      (await call(p, FN, `/quote-requests/${MISSING_ID}`, { token: s.member.accessToken })).status,
+      404,
+    );
+    assert.equal(
+      (await call(p, FN, `/quote-requests/not-a-uuid`, { token: s.member.accessToken })).status,
+      400,
+    );
+    assert.equal((await call(p, FN, `/quote-requests/${id}`, { token: null })).status, 401);
+  },
+);
 
 platformTest(
   "PATCH /quote-requests/{id}: the four statuses; requester and workspace admins only",
@@ -127,8 +133,12 @@ platformTest(
     const id = ((await request(p, s.member, s.quote.id, s.ws)).body.data as { id: string }).id;
     const patch = (u: TestUser, body: unknown) =>
       call(p, FN, `/quote-requests/${id}`, { method: "PATCH", token: u.accessToken, body });
-    for (const status of ["updated", "approved", "rejected", "pending"]) {
-      const r = await patch(s.member, { status });
+    // The requester re-submits or says the request changed; the handlers decide
+    // (the role table: tests/quotes/request_roles_test.ts).
+    for (
+      const [u, status] of [[s.member, "updated"], [s.admin, "rejected"], [s.member, "pending"]] as const
+    ) {
+      const r = await patch(u, { status });
       assert.equal(r.status, 200, status);
       assert.equal((r.body.data as { status: string }).status, status);
     }

@@ -264,15 +264,16 @@ Deno.test("validatePriceDocument: what the KB accepts and rejects (400)", () => 
       false,
       /effective date range/,
     ],
+    // The dated line is stored; the undated one is a warning naming line 2 (asserted below).
     [
       "promotion",
       "- 10% off Mapei, valid 2026-03-01 to 2026-03-31\n- 5% off Kerakoll valid from 2026-04-01",
-      false,
-      /line 2/,
+      true,
+      null,
     ],
     ["discount_rule", "All Mapei products 15% off", true, null],
     ["discount_rule", "We are happy to serve you.", false, /no discount_rule recognised/],
-    ["price_list", "Keraflex costs 12 euros", false, /markdown table/],
+    ["price_list", "Keraflex costs 12 euros", false, /needs a table with a SKU or product column/],
     ["price_list", MAPEI_LIST.content, true, null],
     ["catalog", "x", false, /price_doc_type/],
     ["contract_terms", "   ", false, /empty/],
@@ -282,6 +283,23 @@ Deno.test("validatePriceDocument: what the KB accepts and rejects (400)", () => 
     assert.equal(v.ok, ok, `${type}: ${content.slice(0, 40)} -> ${JSON.stringify(v)}`);
     if (!v.ok && error) assert.ok(v.errors.some((e) => error.test(e)), JSON.stringify(v.errors));
   }
+});
+
+Deno.test("validatePriceDocument: a partly readable document is stored, each skipped line named", () => {
+  const v = validatePriceDocument(
+    "promotion",
+    "- 10% off Mapei, valid 2026-03-01 to 2026-03-31\n- 5% off Kerakoll valid from 2026-04-01",
+  );
+  assert.ok(v.ok);
+  assert.equal(v.entry_count, 1);
+  assert.equal(v.warnings.length, 1);
+  assert.match(v.warnings[0], /^line 2: promotion has no effective date range/);
+  const none = validatePriceDocument("promotion", "- 5% off Kerakoll valid from 2026-04-01");
+  assert.ok(!none.ok);
+  assert.match(
+    none.errors[0],
+    /no promotion recognised: .*e\.g\. 'MP-100: 10% off, valid .*not usable: line 1: /,
+  );
 });
 
 Deno.test("entries are plain JSON: a stored and reloaded document is identical", () => {

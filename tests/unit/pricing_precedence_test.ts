@@ -139,10 +139,11 @@ const cases: LookupCase[] = [
     expect: { discount: 0, final: 39.9, confidence: "high", codes: ["future_rule_ignored"] },
   },
   {
-    name: "an expired promotion next to a valid rule is only noted",
+    // The lapsed SKU promotion would have beaten the manufacturer rule: a person should check it.
+    name: "an expired SKU promotion next to a valid manufacturer rule is a caveat",
     docs: [MAPEI_LIST, MAPEI_DISCOUNTS, MP100_PROMO],
     input: { product_name: "x", sku: "MP-100", quantity: 10, today: "2026-05-02" },
-    expect: { discount: 15, final: 10.63, confidence: "high", codes: ["expired_rule_ignored"] },
+    expect: { discount: 15, final: 10.63, confidence: "medium", codes: ["expired_rule_ignored"] },
   },
   // validity, units, currency, conflicts
   {

@@ -3,9 +3,16 @@
  *
  * 1. prepareAgentChat - everything that can refuse the request with an HTTP status, before any
  *    byte is streamed: unknown agent (400), agent role gate (403), workspace (400/403), images
- *    (400), model not configured (503), unknown conversation (404), credits (402, debited here).
+ *    (400), model not configured (503), someone else's conversation id (404), credits (402,
+ *    debited here). A conversation_id nobody uses yet (a client-made id) starts a conversation.
  * 2. streamAgentChat - the 200 NDJSON stream: status, heartbeats, the tool-use loop's chunks,
- *    done. A failure after the debit ends the stream with an `error` chunk and refunds in full.
+ *    done. A failure before the answer is delivered ends the stream with an `error` chunk and
+ *    refunds in full; once the answer is delivered, a failure to save it (e.g. the conversation
+ *    was deleted mid-stream) is logged and reported as a status, and the charge stands.
+ *
+ * The first chunk is always a `status` that names the turn's conversation ({type: "status",
+ * message, conversation_id, new_conversation}), so a client that reads only the stream learns
+ * the id of a conversation the server made (also in the X-Conversation-Id header).
  *
  * Stream order of a priced turn: status -> [text] -> tool_progress -> tool_call_ids ->
  * price_lookup_matches -> price_proposal -> text ... -> done, heartbeats anywhere in between.
@@ -17,7 +24,7 @@ import { DomainError } from "../errors.ts";
 import { type Charge, debit, settle } from "../credits/ledger.ts";
 import { callerClient, serviceClient, type SupabaseClient } from "../supabase/clients.ts";
 import { type AgentDef, agentModel, agentRefusal, resolveAgent } from "./agents.ts";
-import { appendMessage, createConversation, requireConversation } from "./conversations.ts";
+import { appendMessage, createConversation, resolveConversation } from "./conversations.ts";
 import { type ChatImage, checkImages } from "./images.ts";
 import { anthropicFromEnv, describeLlmError } from "./llm.ts";
 import { runAgentTurn, type TurnResult } from "./loop.ts";
@@ -65,8 +72,8 @@ export async function prepareAgentChat(
   const client = anthropicFromEnv();
   const model = agentModel(agent);
   const db = callerClient(who.token);
-  if (body.conversation_id) await requireConversation(db, body.conversation_id);
-  const conversationId = body.conversation_id ?? crypto.randomUUID();
+  const conversation = await resolveConversation(db, serviceClient(), body.conversation_id);
+  const conversationId = conversation.id;
   const charge = await debit(serviceClient(), {
     userId: who.userId,
     agentId: agent.id,
@@ -84,7 +91,7 @@ export async function prepareAgentChat(
     client,
     db,
     conversationId,
-    newConversation: !body.conversation_id,
+    newConversation: conversation.isNew,
     charge,
     body,
   };
@@ -147,7 +154,12 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
   const service = serviceClient();
   let turn: TurnResult | null = null;
   let failure: { code: string; message: string } | null = null;
-  stream.send({ type: "status", message: `Starting the ${p.agent.id} agent` });
+  stream.send({
+    type: "status",
+    message: `Starting the ${p.agent.id} agent`,
+    conversation_id: p.conversationId,
+    new_conversation: p.newConversation,
+  });
   stream.startHeartbeat(heartbeatMs());
   try {
     const lastUser = p.body.messages[p.body.messages.length - 1].content;
@@ -182,14 +194,6 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
       emit: (chunk) => stream.send(chunk),
       signal: stream.signal,
     });
-    await appendMessage(p.db, p.conversationId, "assistant", turn.text, {
-      agent_id: p.agent.id,
-      model: p.model,
-      steps: turn.steps,
-      usage: turn.usage,
-      tool_calls: turn.toolCalls,
-      price_proposals: turn.proposals,
-    });
   } catch (err) {
     if (stream.signal.aborted) {
       failure = null; // The client left; the model was used, so the charge stands.
@@ -203,6 +207,9 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
       stream.send({ type: "error", ...failure });
     }
   }
+  // The answer has been delivered (streamed) by now: saving it can no longer take back what
+  // the user received, so a failure here is logged and the charge stands (not refunded).
+  if (turn && !failure) await saveAnswer(p, turn, stream);
   // A failure to settle is logged by the ledger: the user already has the answer (or the error);
   // operators need to see the ledger gap.
   await settle(service, p.charge, {
@@ -210,4 +217,31 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
     refundReason: failure?.code ?? null,
   });
   stream.send({ type: "done" });
+}
+
+/**
+ * Saves the delivered answer to the conversation. Failing (e.g. the user deleted the
+ * conversation mid-stream) is logged and told to the client as a status; it is not a failed
+ * turn, so nothing is refunded: refunds are for what was not delivered.
+ */
+async function saveAnswer(p: PreparedChat, turn: TurnResult, stream: NdjsonStream): Promise<void> {
+  try {
+    await appendMessage(p.db, p.conversationId, "assistant", turn.text, {
+      agent_id: p.agent.id,
+      model: p.model,
+      steps: turn.steps,
+      usage: turn.usage,
+      tool_calls: turn.toolCalls,
+      price_proposals: turn.proposals,
+    });
+  } catch (err) {
+    console.error(
+      `agent-chat: turn ${p.conversationId} was delivered but not saved (charge kept):`,
+      String(err),
+    );
+    stream.send({
+      type: "status",
+      message: "The answer was delivered but could not be saved to the conversation",
+    });
+  }
 }

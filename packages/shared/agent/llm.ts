@@ -41,5 +41,8 @@ export function describeLlmError(err: unknown): { code: string; message: string 
   if (err instanceof Anthropic.APIConnectionError) {
     return { code: "llm_unreachable", message: "The language model could not be reached" };
   }
+  // Our own refusals mid-turn (e.g. a client-made conversation id taken by someone else since
+  // the turn was prepared) say what they are.
+  if (err instanceof DomainError && err.kind === "not_found") return { code: err.code, message: err.message };
   return { code: "agent_failed", message: "The agent failed; the request was refunded" };
 }

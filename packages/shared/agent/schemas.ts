@@ -27,7 +27,11 @@ export const AgentChatRequestSchema = z.object({
   agentId: z.string().min(1).max(64).optional(),
   // Checked one by one in images.ts (type, size, signature), for precise messages.
   images: z.array(z.string()).optional(),
-  conversation_id: z.uuid().nullable().optional(),
+  // Spec: "string or null". A UUID string: one of the caller's conversations to continue, or a
+  // client-made id that starts a new conversation; null or absent lets the server make the id
+  // (conversations.ts resolveConversation). Ids are UUIDs in the database, hence the format.
+  conversation_id: z.uuid({ error: "conversation_id must be a UUID string, or null for a new conversation" })
+    .nullable().optional(),
   context: ChatContextSchema.optional(),
 });
 

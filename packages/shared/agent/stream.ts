@@ -10,7 +10,8 @@
 import type { PriceLookupHints, PriceMatch, PriceProposal } from "../pricing/mod.ts";
 
 export type AgentChunk =
-  | { type: "status"; message: string }
+  // The first status names the turn's conversation (chat.ts); later ones carry only a message.
+  | { type: "status"; message: string; conversation_id?: string; new_conversation?: boolean }
   | { type: "heartbeat"; timestamp: number }
   | { type: "tool_progress"; status: string; tool_name: string }
   | { type: "tool_call_ids"; mapping: { tool_name: string; log_id: string }[] }

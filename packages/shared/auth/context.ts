@@ -137,12 +137,23 @@ export type CoreVariables = {
 };
 export type CoreEnv = { Variables: CoreVariables };
 
-/** Resolves the caller once per request; an invalid token is a 401 even on public routes. */
+/**
+ * Resolves the caller once per request; an invalid token is a 401 even on public routes.
+ *
+ * A suspended user (user_profiles.status) is refused here, on every route of every function and
+ * of the AI backend, with 403 `user_suspended`: their access token stays cryptographically valid
+ * until it expires (GoTrue's ban ends the sessions, not the issued JWTs), so the status is read
+ * for every user caller, once per request (get_my_access, kept for the role checks after it).
+ */
 export function authContext(config: SupabaseConfig | (() => SupabaseConfig)): MiddlewareHandler<CoreEnv> {
   return async (c, next) => {
     const cfg = typeof config === "function" ? config() : config;
     c.set("supabase", cfg);
-    c.set("caller", await resolveCaller(cfg, c.req.raw));
+    const who = await resolveCaller(cfg, c.req.raw);
+    c.set("caller", who);
+    if (who.kind === "user" && (await access(c)).status === "suspended") {
+      throw new HttpError(403, "user_suspended", "This account is suspended");
+    }
     await next();
   };
 }

@@ -1,8 +1,9 @@
 /**
  * HS256 JWTs signed with the project secret, as GoTrue issues them and PostgREST, Storage and the
- * edge runtime verify them.
+ * edge runtime verify them; ES256/RS256 tokens verify against the project's signing keys (jwks.ts).
  */
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { isAsymmetricAlg, projectKeys } from "./jwks.ts";
 
 export type JwtClaims = Record<string, unknown> & {
   sub?: string;
@@ -56,9 +57,29 @@ async function verifyUncached(token: string, secret: string): Promise<JwtClaims>
   const parts = token.split(".");
   if (parts.length !== 3) throw new JwtError("malformed", `Expected 3 parts in JWT; got ${parts.length}`);
   try {
+    // ES256/RS256 tokens (GoTrue with signing keys, see jwks.ts) verify against the project's
+    // JWKS by kid; everything else must be HS256 with the secret.
+    let alg: unknown;
+    try {
+      alg = decodeProtectedHeader(token).alg;
+    } catch {
+      alg = undefined;
+    }
+    if (isAsymmetricAlg(alg)) {
+      const keys = projectKeys(secret);
+      if (!keys) {
+        throw new JwtError("malformed", `JWT signed with ${alg}, but no signing keys are configured`);
+      }
+      const { payload } = await jwtVerify(token, keys.keySet, { algorithms: [alg as string] });
+      return payload as JwtClaims;
+    }
     const { payload } = await jwtVerify(token, key(secret), { algorithms: ["HS256"] });
     return payload as JwtClaims;
   } catch (err) {
+    if (err instanceof JwtError) throw err;
+    if (err instanceof joseErrors.JWKSNoMatchingKey) {
+      throw new JwtError("signature", "JWT has no matching key in the JWKS");
+    }
     if (err instanceof joseErrors.JWTExpired) throw new JwtError("expired", "JWT expired");
     if (err instanceof joseErrors.JWSSignatureVerificationFailed) {
       throw new JwtError("signature", "JWT cryptographic operation failed");

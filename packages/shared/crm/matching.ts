@@ -3,6 +3,7 @@
  * bulk-link request item by item (POST /bulk-link), as plain functions over rows already read.
  */
 import { BulkLinkItem } from "./schemas.ts";
+import type { SupabaseClient } from "../supabase/clients.ts";
 
 /** Emails compare trimmed and case-insensitively (the local part is case-insensitive in practice). */
 export function normalizeEmail(email: string | null | undefined): string | null {
@@ -54,6 +55,19 @@ export function findPotentialMatches(
     });
   }
   return out;
+}
+
+/**
+ * Whether the caller may see which platform accounts match contacts' e-mails (the account's id,
+ * role, tier and status): admins, managers and the service role; not the factory role, which
+ * learns nothing about accounts its own contacts do not already link. The rule is the database's
+ * `public.crm_may_look_up_accounts()` (migration 20260121000120), asked as the caller; a caller
+ * it cannot answer for is refused the lookup, never granted it.
+ */
+export async function mayLookUpAccounts(client: SupabaseClient): Promise<boolean> {
+  const { data, error } = await client.rpc("crm_may_look_up_accounts");
+  if (error) throw new Error(`crm_may_look_up_accounts failed: ${error.message}`);
+  return data === true;
 }
 
 export interface BulkLinkError {

@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { HttpError, INVALID_JSON } from "./errors.ts";
+import { MAX_JSON_DEPTH, valueTooDeep } from "../input-limits.ts";
 
 /** The first five issues as `path: message`, joined with "; ". */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -34,7 +35,23 @@ export async function parseJson<S extends z.ZodType>(c: Context, schema: S): Pro
   } catch {
     throw INVALID_JSON;
   }
+  refuseDeep(body);
   return validate(schema, body);
+}
+
+/**
+ * JSON nested deeper than MAX_JSON_DEPTH is refused before any handler sees it: it would reach
+ * the database as jsonb (which the embedded one cannot parse) or blow the stack of a recursive
+ * JSON.stringify. Strings of deep brackets count, since a column or RPC may cast them.
+ */
+export function refuseDeep(value: unknown): void {
+  if (valueTooDeep(value, MAX_JSON_DEPTH, true)) {
+    throw new HttpError(
+      400,
+      "validation_failed",
+      `Invalid request body: JSON nested more than ${MAX_JSON_DEPTH} levels deep`,
+    );
+  }
 }
 
 export function parseQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
@@ -60,7 +77,10 @@ const TARGETS: Record<string, string> = {
  * body itself, before the hook, with a 400 HTTPException that errorHandler keeps.)
  */
 export function validationHook(
-  result: { success: true } | { success: false; error: { issues: z.core.$ZodIssue[] }; target: string },
+  result:
+    | { success: true; data?: unknown; target?: string }
+    | { success: false; error: { issues: z.core.$ZodIssue[] }; target: string },
 ): void {
   if (!result.success) throw validationError(TARGETS[result.target] ?? result.target, result.error.issues);
+  if (result.target === "json") refuseDeep(result.data);
 }

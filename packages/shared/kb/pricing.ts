@@ -1,8 +1,9 @@
 /**
  * The KB's gate for pricing documents: a document typed by price_doc_type must pass the pricing
- * engine's own validation (packages/shared/pricing: unknown type, empty or unreadable content,
- * a promotion without a complete effective date range), so that what the KB stores is what the
- * price lookup can read.
+ * engine's own validation (packages/shared/pricing), so that what the KB stores is what the price
+ * lookup can read. Not ok (the route answers 400) only for an unknown type, empty content, or
+ * when nothing usable is left; otherwise ok, with one warning per line the engine skipped
+ * ("line 7: promotion has no effective date range ...; skipped", with the line quoted).
  */
 import { validatePriceDocument } from "../pricing/parse/mod.ts";
 

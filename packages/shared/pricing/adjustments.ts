@@ -5,8 +5,9 @@
  * manufacturer (the price list's, else the requested one); else when it is for all products.
  * A rule limited to a product category ("Marazzi tiles") is confirmed when the product name (as
  * the price list or the request words it) contains the word; a manufacturer rule with an
- * unconfirmed category still applies, with a caveat; a category-only rule ("all tiles") applies
- * only when confirmed.
+ * unconfirmed category still applies, with a caveat, but ranks below every rule that surely applies
+ * (the plain manufacturer rule, a confirmed category) and above "all products"; a category-only
+ * rule ("all tiles") applies only when confirmed.
  * An in-scope rule applies when today is inside its dates (inclusive) and its conditions hold:
  * a minimum quantity needs the quantity, in the price's unit; any other condition cannot be
  * checked and applies with a caveat naming it.
@@ -14,12 +15,17 @@
  * Precedence:
  * 1. A fixed promotion price for the SKU beats every percent rule (lowest one if several; caveat
  *    when they differ); the percent shown is the one it implies against the list price.
- * 2. Otherwise the most specific applicable percent rules: SKU > manufacturer + confirmed
- *    category > manufacturer > confirmed category > all products.
+ * 2. Otherwise the most specific applicable percent rules: SKU > SKU prefix > manufacturer +
+ *    confirmed category > manufacturer > confirmed category > all products.
  * 3. Among those, the highest percent; ties by contract_terms, then promotion, then
  *    discount_rule, then document id and line. Different percents at that level are a caveat.
- * Expired in-scope rules are ignored: a caveat when no rule applies (was it renewed?), info
- * otherwise.
+ * A rule naming SKU prefixes ("all SKUs starting with JOLLY-") is in scope when the SKU starts
+ * with one; it ranks between the SKU and the manufacturer. A rule naming a collection ("the
+ * Grande collection") is in scope only when the product name carries the collection's name (and
+ * the manufacturer, when it names one, matches); it ranks with manufacturer + confirmed category.
+ * Expired in-scope rules are ignored and always named: a caveat when no rule applies or when the
+ * expired rule was at least as specific as the one applied (the quote may rest on a lapsed deal:
+ * was it renewed?), info when a more specific rule applied anyway.
  */
 import { citeDoc } from "./cite.ts";
 import { caveat, type Finding, info } from "./confidence.ts";
@@ -27,7 +33,7 @@ import type { PromotionEntry, RuleCondition, RuleEntry } from "./entries.ts";
 import { type Dec, dec, decToString } from "../money.ts";
 import { nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
 
-export type RuleLevel = "sku" | "manufacturer" | "category" | "all";
+export type RuleLevel = "sku" | "sku_prefix" | "collection" | "manufacturer" | "category" | "all";
 
 export interface RuleConsideration {
   rule: RuleEntry;
@@ -77,14 +83,31 @@ function scopeOf(rule: RuleEntry, req: AdjustmentRequest, productTokens: readonl
       ? { level: "sku" as const, specificity: 5 }
       : null;
   }
+  if (s.sku_prefixes?.length) {
+    return req.sku && s.sku_prefixes.some((p) => skuKey(req.sku!).startsWith(skuKey(p)))
+      ? { level: "sku_prefix" as const, specificity: 4.5 }
+      : null;
+  }
+  if (s.collections?.length) {
+    // A collection is a named product family: only a product whose name carries it is in scope.
+    const named = s.collections.some((c) =>
+      nameTokens(c).every((t) => productTokens.some((p) => tokensMatch(t, p)))
+    );
+    if (!named) return null;
+    if (s.manufacturers.length) {
+      if (!req.manufacturer) return "unverifiable" as const;
+      if (!s.manufacturers.some((m) => sameManufacturer(m, req.manufacturer!))) return null;
+    }
+    return { level: "collection" as const, specificity: 4 };
+  }
   if (s.manufacturers.length) {
     if (!req.manufacturer) return "unverifiable" as const;
     if (!s.manufacturers.some((m) => sameManufacturer(m, req.manufacturer!))) return null;
-    return categoryOk ? { level: "manufacturer" as const, specificity: 4 } : {
-      level: "manufacturer" as const,
-      specificity: 3,
-      unconfirmed: s.product_keywords.length ? s.product_keywords : undefined,
-    };
+    if (categoryOk) return { level: "manufacturer" as const, specificity: 4 };
+    if (!s.product_keywords.length) return { level: "manufacturer" as const, specificity: 3 };
+    // "9% on Mapei adhesive" for a product whose name does not say adhesive: it may apply (with
+    // a caveat) but never outranks a rule that surely does (the manufacturer's, a confirmed category).
+    return { level: "manufacturer" as const, specificity: 1.5, unconfirmed: s.product_keywords };
   }
   if (s.product_keywords.length) return categoryOk ? { level: "category" as const, specificity: 2 } : null;
   return s.all ? { level: "all" as const, specificity: 1 } : null;
@@ -249,12 +272,21 @@ function choose(considered: RuleConsideration[], unverifiable: number): Adjustme
   for (const c of considered) {
     if (c.status === "not_chosen") c.note = chosen ? describeNotChosen(c, chosen) : c.note;
     if (c.status === "expired") {
-      const msg = `Ignored ${c.rule.kind} ${citeDoc(c.rule.source)}: ended ${c.rule.valid_to}`;
+      const msg = `Ignored ${c.rule.kind} ${
+        citeDoc(c.rule.source)
+      } line ${c.rule.source.line}: ended ${c.rule.valid_to}`;
+      // An expired rule at least as specific as the one applied would have priced this product:
+      // the quote may rest on a lapsed deal, so it is a caveat (was it renewed?), not a note.
       findings.push(
-        chosen ? info("expired_rule_ignored", msg) : caveat(
-          "expired_rule_ignored",
-          `${msg}; the list price is quoted without it - check whether it was renewed`,
-        ),
+        chosen && chosen.specificity > c.specificity ? info("expired_rule_ignored", msg) : chosen
+          ? caveat(
+            "expired_rule_ignored",
+            `${msg}; it would otherwise have applied instead of the rule used - check whether it was renewed`,
+          )
+          : caveat(
+            "expired_rule_ignored",
+            `${msg}; the list price is quoted without it - check whether it was renewed`,
+          ),
       );
     }
     if (c.status === "not_yet_valid") {

@@ -230,6 +230,16 @@ export function selectBasePrice(identity: ProductIdentity, req: BasePriceRequest
   if (!entry.unit) {
     findings.push(caveat("unit_not_stated", `${citeDoc(entry.source)} states no unit for this price`));
   }
+  if (entry.vat_included) {
+    findings.push(
+      caveat(
+        "price_includes_vat",
+        `${
+          citeDoc(entry.source)
+        } line ${entry.vat_included.line} says its prices include VAT («${entry.vat_included.snippet}»); the price is quoted as written - check whether a net price is needed`,
+      ),
+    );
+  }
   const others = chosen.slice(1).map((e) => citeDoc(e.source));
   steps.push(
     `List price ${decToMoneyString(dec(tier.price))} ${entry.currency}${

@@ -71,6 +71,11 @@ export interface PriceListEntry {
   /** Validity declared in the document ("valid from", "valid until", "as of", "updated"). */
   valid_from: IsoDate | null;
   valid_to: IsoDate | null;
+  /**
+   * The document line saying its prices include VAT ("incl. 19% VAT", "brutto"), when one does:
+   * such a price is quoted as written, with a caveat (absent on entries stored before it existed).
+   */
+  vat_included?: { line: number; snippet: string } | null;
 }
 
 /**
@@ -86,6 +91,10 @@ export interface RuleScope {
   product_keywords: string[];
   /** Stated for everything ("all products", "storewide"). */
   all: boolean;
+  /** Article-number families ("all SKUs starting with JOLLY-", "AC-M*"); absent on older entries. */
+  sku_prefixes?: string[];
+  /** Named collections / series ("the Grande collection"): the product name must carry one. */
+  collections?: string[];
 }
 
 /** A condition attached to a rule. */

@@ -7,9 +7,11 @@
  * matches[] (at most 25: used entries first, then by strength) - one per source entry looked at:
  *   { doc_id, doc_title, price_doc_type, line, snippet,
  *     entry_kind:  price_list | discount_rule | contract_terms | promotion,
- *     matched_on:  sku | name | rule_sku | rule_manufacturer | rule_category | rule_all,
+ *     matched_on:  sku | name | rule_sku | rule_sku_prefix | rule_collection | rule_manufacturer |
+ *                  rule_category | rule_all,
  *     strength:    1 for a SKU; the name score (0..1) for a name; for rules by specificity:
- *                  sku 1, manufacturer + category 0.9, manufacturer 0.8, category 0.6, all 0.5,
+ *                  sku 1, sku prefix 0.95, manufacturer + category or collection 0.9, manufacturer 0.8, category 0.6,
+ *                  manufacturer with an unconfirmed category 0.55, all 0.5,
  *     used:        whether a number of the proposal comes from it,
  *     status:      used | matched (the product, but no price stated) | candidate | ambiguous | conflict | superseded | expired |
  *                  not_yet_valid | unit_mismatch | unit_not_stated | not_chosen | in_scope (a
@@ -56,7 +58,15 @@ export interface PriceMatch {
   line: number;
   snippet: string;
   entry_kind: PriceEntry["kind"];
-  matched_on: "sku" | "name" | "rule_sku" | "rule_manufacturer" | "rule_category" | "rule_all";
+  matched_on:
+    | "sku"
+    | "name"
+    | "rule_sku"
+    | "rule_sku_prefix"
+    | "rule_collection"
+    | "rule_manufacturer"
+    | "rule_category"
+    | "rule_all";
   strength: number;
   used: boolean;
   status: string;
@@ -102,7 +112,10 @@ export interface PriceLookupResult {
 }
 
 export const MAX_MATCHES = 25;
-const RULE_STRENGTH = { 5: 1, 4: 0.9, 3: 0.8, 2: 0.6, 1: 0.5 } as Record<number, number>;
+const RULE_STRENGTH = { 5: 1, 4.5: 0.95, 4: 0.9, 3: 0.8, 2: 0.6, 1.5: 0.55, 1: 0.5 } as Record<
+  number,
+  number
+>;
 
 export function lookupPrice(
   input: PriceLookupInput,

@@ -5,7 +5,12 @@
  * the language model never composes a price itself.
  *
  * Pipeline (one module per stage):
- *   ingest   parse/mod.ts        kb_docs content -> PriceEntry[] (entries.ts), validatePriceDocument
+ *   ingest   parse/mod.ts        kb_docs content -> PriceEntry[] (entries.ts), validatePriceDocument:
+ *                                tables (parse/table.ts, price_list.ts), prose price lines
+ *                                (parse/prose_list.ts), rule lines (parse/rules.ts, scope.ts), and what
+ *                                the document declares once (parse/context.ts: currency, unit, VAT,
+ *                                validity, manufacturer). What is readable is kept; every line that
+ *                                is not is a warning naming it; an error only when nothing is left.
  *   index    index.ts            entries -> product identities + token index + rules
  *   match    match.ts            request -> product (SKU, else fuzzy name narrowed by manufacturer)
  *   base     base_price.ts       product -> one list price (validity, unit, conflict, tier, MOQ)
@@ -18,13 +23,18 @@
  *
  * Precedence (adjustments.ts, base_price.ts):
  *   1. A price for the specific SKU beats a general rule: a fixed promotion price for the SKU
- *      beats every percent rule; percent rules rank SKU > manufacturer + confirmed category >
- *      manufacturer > confirmed category > all products.
+ *      beats every percent rule; percent rules rank SKU > SKU prefix ("all SKUs starting with
+ *      JOLLY-") > collection ("the Grande collection", in the product name) = manufacturer +
+ *      confirmed category > manufacturer > confirmed
+ *      category > manufacturer with a category the product name does not confirm (caveat) > all
+ *      products. A line keyed by an article number ("MP-100: 10% off, valid ...")
+ *      is a SKU rule.
  *   2. Discounts never stack: the single highest percent at the most specific level applies
  *      (ties: contract_terms, promotion, discount_rule, then doc id, line); the reasoning chain
  *      names the rule chosen and why, and the rules not chosen.
- *   3. Rules apply only inside their dates, bounds inclusive; expired ones are ignored with a
- *      warning. Promotions always have dates (ingest rejects one without).
+ *   3. Rules apply only inside their dates, bounds inclusive; an expired in-scope rule is ignored
+ *      and named in the warnings - a caveat (medium) unless a more specific rule applied anyway.
+ *      Promotions always have dates (ingest skips a promotion line without, naming the line).
  *   4. Conflicting list prices for one SKU: the document declaring the strictly latest "valid
  *      from" wins (medium confidence); otherwise no price.
  *   5. Units must agree exactly after normalising spellings (m² = m2 = sqm); no conversion.

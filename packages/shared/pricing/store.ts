@@ -29,7 +29,7 @@ import { parsePriceDocument } from "./parse/mod.ts";
  * Version of what parsePriceDocument produces. Bump it with any change to the parser's output:
  * stored entries of another version are re-parsed before the next lookup, never used.
  */
-const PRICE_PARSER_VERSION = "pricing-parser/1";
+const PRICE_PARSER_VERSION = "pricing-parser/2";
 
 /** A database call failed (not a missing price, which is a result, not an error). */
 export class PriceStoreError extends Error {

@@ -1,8 +1,8 @@
 /**
  * The parts of the RAG group that exist before the processing pipeline: the async upload (the
  * file is stored and a pending job row written, as the caller) and reading jobs back. The job
- * stays `pending` until the pipeline, a later part of the platform, picks it up; its message
- * says so.
+ * stays `pending` until the pipeline (routes/pipeline.ts) runs it: resume, or pdf-batch-process;
+ * its message says so.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
@@ -10,23 +10,19 @@ import { HttpError } from "@shared/http/errors.ts";
 import { db, requireUser, requireWorkspaceRole } from "@shared/auth/context.ts";
 import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
+import { isSafeObjectPath, safeFileName } from "@shared/storage/paths.ts";
 import { router } from "../env.ts";
 
 const tags = ["RAG"];
 const BUCKET = "ai-documents";
 export const PENDING_MESSAGE =
-  "Document stored and queued. The processing pipeline is not available yet, so the job stays pending until it is.";
+  "Document stored and queued. It is processed when POST /api/rag/jobs/{job_id}/resume (or a pdf-batch-process batch) runs the pipeline on it.";
 
 const uploadForm = z.object({
   file: z.any().meta({ type: "string", format: "binary", description: "The document (PDF, up to 50 MB)" }),
   workspace_id: z.uuid().optional(),
   title: z.string().max(500).optional(),
 });
-
-function safeName(name: string): string {
-  const cleaned = name.normalize("NFKC").replace(/[^\w.\-]+/g, "_").replace(/^[._]+/, "").slice(0, 200);
-  return cleaned || "document";
-}
 
 export function ragJobRoutes() {
   const app = router();
@@ -61,7 +57,9 @@ export function ragJobRoutes() {
         await requireWorkspaceRole(c, workspaceId, null);
       }
       const jobId = crypto.randomUUID();
-      const path = `${who.userId}/${jobId}/${safeName(file.name)}`;
+      const path = `${who.userId}/${jobId}/${safeFileName(file.name)}`;
+      // The pipeline reads this path with the service role: it must stay inside the caller's folder.
+      if (!isSafeObjectPath(path)) throw HttpError.badRequest("file: the file name cannot be stored safely");
       const contentType = file.type || "application/octet-stream";
       const up = await db(c).storage.from(BUCKET).upload(path, file, { contentType, upsert: false });
       if (up.error) {

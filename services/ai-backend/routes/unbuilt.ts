@@ -13,8 +13,8 @@ import { errorResponses } from "@shared/http/openapi.ts";
 import { router } from "../env.ts";
 
 const WHY: Partial<Record<ActionGroup, string>> = {
-  rag: "the RAG document-processing pipeline is not built yet",
-  admin: "admin job control is not built yet (it arrives with the RAG document-processing pipeline)",
+  rag: "search, query and chat over processed documents are not built yet",
+  admin: "admin system, data and maintenance actions are not built yet (the job API is)",
   admin_prompts: "prompt management is not built yet (it arrives with the AI services)",
   scraping: "scraping-session processing is not built yet",
   images: "image analysis and visual search (vision and CLIP models) are not built yet",
@@ -32,6 +32,35 @@ export const BUILT_ACTIONS = new Set([
     .map(([name]) => name),
   "rag_get_job",
   "rag_list_jobs",
+  // The PDF processing pipeline (routes/pipeline.ts).
+  "rag_upload",
+  "rag_resume_job",
+  "rag_restart_job",
+  "rag_get_checkpoints",
+  "rag_ai_tracking",
+  "rag_ai_tracking_stage",
+  "rag_ai_tracking_model",
+  // Reads of the pipeline's output (routes/rag_documents.ts).
+  "rag_get_chunks",
+  "rag_get_images",
+  "rag_get_products",
+  "rag_get_embeddings",
+  "rag_get_document_content",
+  "rag_list_documents",
+  "rag_health",
+  "rag_stats",
+  "rag_delete_document",
+  // Admin job API (routes/admin_jobs.ts).
+  "admin_list_jobs",
+  "admin_job_statistics",
+  "admin_get_job",
+  "admin_get_job_status",
+  "admin_job_progress",
+  "admin_active_progress",
+  "admin_job_pages",
+  "admin_job_stream",
+  "admin_job_products",
+  "admin_delete_job",
   "embeddings_health",
 ]);
 

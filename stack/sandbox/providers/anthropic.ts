@@ -25,6 +25,8 @@ export type ScriptedReply = string | {
   toolUse?: { name: string; input: Record<string, unknown>; id?: string }[];
   /** Overrides the stop_reason the content implies (end_turn, or tool_use with tool calls). */
   stopReason?: StopReason;
+  /** Runs when the request arrives, before this reply is sent (e.g. a change to the database mid-turn). */
+  beforeReply?: () => void | Promise<void>;
 };
 
 const ERROR_TYPES: Record<number, string> = {
@@ -148,7 +150,7 @@ export class AnthropicStandIn extends StandIn {
     return Response.json(body, { status, headers: { "request-id": request_id, ...headers } });
   }
 
-  protected route(req: StandInRequest): Response {
+  protected async route(req: StandInRequest): Promise<Response> {
     const endpoint = req.path.replace(/\/+$/, "");
     if (endpoint !== "/v1/messages" && endpoint !== "/v1/messages/count_tokens") {
       return this.errorResponse(404, `Not found: ${req.method} ${req.path}`);
@@ -168,6 +170,8 @@ export class AnthropicStandIn extends StandIn {
     const b = body as Body;
     if (counting) return Response.json({ input_tokens: inputTokens(b) });
 
+    const next = this.#script[0];
+    if (next !== undefined && typeof next !== "string" && next.beforeReply) await next.beforeReply();
     const message = this.#answer(b);
     const headers = { "request-id": randomId("req_") };
     return b.stream ? sseResponse(streamEvents(message), headers) : Response.json(message, { headers });

@@ -1,202 +1,139 @@
 /**
- * ai-gateway: POST /functions/v1/ai-gateway {action, payload} -> the AI backend.
+ * ai-gateway: POST /functions/v1/ai-gateway {action, payload} -> the AI backend. A route table;
+ * the backend call and the answer's shape are in backend.ts.
  *
  * - Every action needs a user JWT or the service-role key (anon: 401); platform-admin actions
  *   also need the platform admin role (403). The caller's own token goes to the backend, which
  *   acts as the caller (RLS), so the gateway never lends its privileges to anyone.
  * - The action map (packages/shared/gateway/actions.ts) gives method and path; path parameters
  *   come from the payload by name, URL-encoded; for GET the rest is the query, else the body.
- * - Billable actions called with a user JWT are debited before the call (402 and no call when
- *   the balance is short) and refunded when the backend answers non-2xx or cannot be reached.
- *   The service-role key is never billed.
+ * - Billing is the AI backend's, the one billing point (services/ai-backend/billing.ts): the
+ *   gateway forwards the caller's JWT and its request id and passes the backend's billing
+ *   through (x-credits-* headers, 402 with no work done, `billing` in a refunded error body).
+ *   It never debits itself, so an action is billed once whichever way it is reached.
+ * - Every failure, the gateway's own (400, 401, 403, 404, 415, 503) as the backend's, answers
+ *   {success: false, error, code, details?, billing?} (GatewayFailure): one shape per surface.
  * - multipart/form-data goes to /api/rag/documents/upload-async (202 {job_id, status, message});
  *   GET /job-status/{job_id} reads a job.
  */
-import { z } from "zod";
-import type { Context } from "hono";
+import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { parseJson } from "@shared/http/validate.ts";
-import {
-  type Caller,
-  type CoreEnv,
-  requireAuthenticated,
-  requirePlatformRole,
-} from "@shared/auth/context.ts";
-import { serviceClient } from "@shared/supabase/clients.ts";
-import { env } from "@shared/env.ts";
+import { requireAuthenticated, requirePlatformRole } from "@shared/auth/context.ts";
 import {
   buildBackendRequest,
-  costKeyOf,
   GATEWAY_ACTIONS,
   JOB_STATUS_PATH,
   PayloadError,
-  quantityOf,
   UPLOAD_ASYNC,
 } from "@shared/gateway/mod.ts";
-import { type Charge, type CostKeyDebit, type RefundOutcome, runBilled } from "@shared/credits/ledger.ts";
-import { type BackendAnswer, callBackend } from "./backend.ts";
+import {
+  gatewayAnswer as answers,
+  GatewayBody,
+  gatewayErrorResponses,
+  UploadForm,
+} from "@shared/gateway/schemas.ts";
+import { callBackend, gatewayErrors, gatewayNotFound, respond } from "./backend.ts";
 
 const app = createFunctionApp("ai-gateway");
+app.onError(gatewayErrors);
+app.notFound(gatewayNotFound);
+const tags = ["AI gateway"];
 
-const bodySchema = z.object({
-  action: z.string().min(1),
-  payload: z.record(z.string(), z.unknown()).default({}),
-});
+const billingNote = "Billable actions carry x-credits-charged, x-credits-balance (and x-credits-refunded)";
 
-function backendUrl(): string {
-  const url = env("AI_BACKEND_URL");
-  if (!url) {
-    throw new HttpError(503, "backend_not_configured", "The AI backend is not configured (AI_BACKEND_URL)");
-  }
-  return url.replace(/\/+$/, "");
-}
-
-/** Billing headers on every billed answer, so a client sees what the call cost. */
-function billingHeaders(charge: Charge | null, refund: RefundOutcome | null): Record<string, string> {
-  if (!charge) return {};
-  const h: Record<string, string> = { "x-credits-charged": String(charge.credits) };
-  if (refund?.refunded) h["x-credits-refunded"] = String(charge.credits);
-  h["x-credits-balance"] = String(refund?.refunded ? refund.balance : charge.balance);
-  return h;
-}
-
-/** The gateway's answer: {success: true, data} on 2xx, the backend's status and message otherwise. */
-function respond(
-  r: BackendAnswer,
-  charge: Charge | null,
-  refund: RefundOutcome | null,
-): Response {
-  const headers = { ...billingHeaders(charge, refund), "content-type": "application/json" };
-  if (r.status >= 200 && r.status < 300) {
-    if (r.contentType.startsWith("text/html")) {
-      return new Response(r.text, {
-        status: r.status,
-        headers: { ...headers, "content-type": r.contentType },
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Run a gateway action ({action, payload}), or upload a document (multipart/form-data)",
+    request: {
+      body: {
+        required: false, // each content type is validated only when it is the one sent
+        content: {
+          "application/json": { schema: GatewayBody },
+          "multipart/form-data": { schema: UploadForm },
+        },
+      },
+    },
+    responses: {
+      ...answers(200, `{success: true, data}: the backend's answer. ${billingNote}`),
+      ...answers(202, "The upload is stored and its job is pending: data {job_id, status, message}"),
+      ...gatewayErrorResponses,
+      ...answers(402, "Insufficient credits (code insufficient_credits): nothing was done or charged"),
+      415: { description: "Neither application/json nor multipart/form-data: {success: false, error, code}" },
+      ...answers(501, "The action's backend group is not built yet (not billed)"),
+      ...answers(502, "The AI backend is unreachable (nothing charged) or broke its contract"),
+    },
+  }),
+  async (c) => {
+    const who = requireAuthenticated(c);
+    const contentType = c.req.header("content-type") ?? "";
+    if (contentType.toLowerCase().startsWith("multipart/form-data")) {
+      return respond(
+        await callBackend(who, c.var.requestId, {
+          method: UPLOAD_ASYNC.method,
+          path: UPLOAD_ASYNC.path,
+          body: await c.req.arrayBuffer(),
+          contentType,
+        }),
+      );
+    }
+    // Validated by the route when it is JSON (the parsed body is cached); a bodiless request too.
+    const { action, payload } = await parseJson(c, GatewayBody);
+    const spec = GATEWAY_ACTIONS[action];
+    if (!spec) {
+      throw new HttpError(400, "unknown_action", `Unknown action: ${action}`, {
+        available_actions: Object.keys(GATEWAY_ACTIONS),
       });
     }
-    return new Response(JSON.stringify({ success: true, data: r.json ?? r.text }), {
-      status: r.status,
-      headers,
-    });
-  }
-  const err = (r.json && typeof r.json === "object" ? r.json : {}) as {
-    error?: unknown;
-    code?: unknown;
-    details?: unknown;
-  };
-  const body: Record<string, unknown> = {
-    success: false,
-    error: typeof err.error === "string"
-      ? err.error
-      : r.text.slice(0, 500) || `AI backend answered ${r.status}`,
-    code: typeof err.code === "string" ? err.code : "backend_error",
-  };
-  if (err.details !== undefined) body.details = err.details;
-  if (charge) {
-    body.billing = refund?.refunded ? { refunded: charge.credits } : { refunded: 0, refund_error: refund };
-  }
-  return new Response(JSON.stringify(body), { status: r.status, headers });
-}
-
-function billFor(
-  who: Caller,
-  action: string,
-  params: Omit<CostKeyDebit, "userId" | "action">,
-): CostKeyDebit | null {
-  // The service-role key is the platform acting for itself: never billed.
-  return who.kind === "user" && who.userId ? { userId: who.userId, action, ...params } : null;
-}
-
-async function multipartUpload(c: Context<CoreEnv>, who: Caller): Promise<Response> {
-  const base = backendUrl();
-  const bytes = await c.req.arrayBuffer();
-  const bill = billFor(who, UPLOAD_ASYNC.action, {
-    costKey: UPLOAD_ASYNC.cost,
-    referenceId: c.var.requestId,
-  });
-  const { result, charge, refund } = await runBilled(serviceClient, bill, () =>
-    callBackend(base, who, {
-      method: "POST",
-      path: UPLOAD_ASYNC.path,
-      body: bytes,
-      contentType: c.req.header("content-type")!,
-    }));
-  const job = result.json as { job_id?: string; status?: string; message?: string } | null;
-  if (result.status === 202 && job?.job_id && charge) {
-    // Recorded by the system, not the user, so the pipeline can refund a job that fails.
-    const { error } = await serviceClient().from("ai_jobs").update({
-      credit_transaction_id: charge.transactionId,
-    })
-      .eq("id", job.job_id).eq("user_id", who.userId!);
-    if (error) console.error(`ai-gateway: could not link job ${job.job_id} to its debit`, error);
-  }
-  if (result.status === 202 && job?.job_id) {
-    return c.json(
-      { success: true, data: { job_id: job.job_id, status: job.status, message: job.message } },
-      202,
-      {
-        ...billingHeaders(charge, refund),
-      },
-    );
-  }
-  return respond(result, charge, refund);
-}
-
-app.post("/", async (c) => {
-  const who = requireAuthenticated(c);
-  if ((c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
-    return await multipartUpload(c, who);
-  }
-  const { action, payload } = await parseJson(c, bodySchema);
-  const spec = GATEWAY_ACTIONS[action];
-  if (!spec) {
-    throw new HttpError(400, "unknown_action", `Unknown action: ${action}`, {
-      available_actions: Object.keys(GATEWAY_ACTIONS),
-    });
-  }
-  if (spec.access === "platform_admin") await requirePlatformRole(c, ["admin"]);
-  let request;
-  try {
-    request = buildBackendRequest(spec, payload);
-  } catch (err) {
-    if (err instanceof PayloadError) {
+    if (spec.access === "platform_admin") await requirePlatformRole(c, ["admin"]);
+    let request;
+    try {
+      request = buildBackendRequest(spec, payload);
+    } catch (err) {
+      if (!(err instanceof PayloadError)) throw err;
       throw new HttpError(400, "validation_failed", `Invalid payload for ${action}: ${err.message}`, [
         { path: ["payload", err.field], message: err.message },
       ]);
     }
-    throw err;
-  }
-  const base = backendUrl();
-  const costKey = costKeyOf(spec, payload);
-  const bill = costKey
-    ? billFor(who, action, {
-      costKey,
-      quantity: quantityOf(spec, payload),
-      workspaceId: typeof payload.workspace_id === "string" ? payload.workspace_id : null,
-      referenceId: c.var.requestId,
-    })
-    : null;
-  const { result, charge, refund } = await runBilled(serviceClient, bill, () =>
-    callBackend(base, who, {
-      method: request.method,
-      path: request.path,
-      body: request.body === null ? null : JSON.stringify(request.body),
-      contentType: "application/json",
-    }));
-  return respond(result, charge, refund);
-});
+    return respond(
+      await callBackend(who, c.var.requestId, {
+        method: request.method,
+        path: request.path,
+        body: request.body === null ? null : JSON.stringify(request.body),
+        contentType: "application/json",
+      }),
+    );
+  },
+);
 
-app.get("/job-status/:job_id", async (c) => {
-  const who = requireAuthenticated(c);
-  const jobId = c.req.param("job_id");
-  const result = await callBackend(backendUrl(), who, {
-    method: "GET",
-    path: JOB_STATUS_PATH.replace("{job_id}", encodeURIComponent(jobId)),
-    body: null,
-    contentType: "application/json",
-  });
-  return respond(result, null, null);
-});
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/job-status/{job_id}",
+    tags,
+    summary: "An upload job's status",
+    request: { params: z.object({ job_id: z.string().min(1) }) },
+    responses: {
+      ...answers(200, "{success: true, data: {job_id, status, ...}}"),
+      ...gatewayErrorResponses,
+    },
+  }),
+  async (c) => {
+    const who = requireAuthenticated(c);
+    const { job_id } = c.req.valid("param");
+    return respond(
+      await callBackend(who, c.var.requestId, {
+        method: "GET",
+        path: JOB_STATUS_PATH.replace("{job_id}", encodeURIComponent(job_id)),
+        body: null,
+        contentType: "application/json",
+      }),
+    );
+  },
+);
 
 export default app;

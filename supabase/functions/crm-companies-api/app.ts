@@ -11,7 +11,7 @@ import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { pageRange, paginationSchema } from "@shared/http/pagination.ts";
 import { db, platformRoles } from "@shared/auth/context.ts";
-import { one, rows } from "@shared/supabase/postgrest.ts";
+import { one, page } from "@shared/supabase/postgrest.ts";
 import {
   CompanyListQuery,
   companySearchFilter,
@@ -73,7 +73,7 @@ app.openapi(
     if (q.search) query = query.or(companySearchFilter(q.search));
     const r = await query.order("created_at", { ascending: false }).order("id", { ascending: false })
       .range(from, to);
-    return c.json({ data: rows(r), count: r.count ?? 0 }, 200);
+    return c.json(page(r), 200);
   },
 );
 

@@ -2,159 +2,165 @@
  * /functions/v1/quotes-api: quote requests and proposals (spec "Quotes"), plus reads of a quote
  * with its SQL-computed totals and the quote-line price commit.
  *
- * Every query runs as the caller (RLS decides); ownership is a filter on the caller's own id from
- * the JWT, and a workspace is trusted only if the database says the caller belongs to it.
+ * Every query runs as the caller (RLS decides); lists are filtered on the caller's own id from
+ * the JWT, and a workspace is trusted only if the database says the caller belongs to it. A quote
+ * request is read and moved by its requester and by the workspace's owners and admins, each to
+ * the statuses of the role table in packages/shared/quotes/requests.ts (enforced in SQL).
+ * Requests and proposals need a user JWT (userOnly); quotes and their lines also take the
+ * service-role key (signedIn). Domain: packages/shared/quotes/requests.ts.
  */
+import { createRoute as route } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
-import { parseJson, parseParams, parseQuery } from "@shared/http/validate.ts";
-import { db, requireAuthenticated, requireUser, requireWorkspaceRole } from "@shared/auth/context.ts";
-import { one, rows } from "@shared/supabase/postgrest.ts";
+import { errorResponses as errors, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { pageRange } from "@shared/http/pagination.ts";
 import {
-  AnswerProposalBody,
-  CreateQuoteRequestBody,
-  IdParam,
-  ListQuery,
-  type QuoteDocument,
-  UpdateQuoteItemBody,
-  UpdateQuoteRequestBody,
-} from "@shared/quotes/mod.ts";
+  db,
+  MEMBER_ROLES,
+  requireUser,
+  requireWorkspaceRole,
+  signedIn,
+  userOnly,
+} from "@shared/auth/context.ts";
+import { AnswerProposalBody, CreateQuoteRequestBody, IdParam, ListQuery } from "@shared/quotes/mod.ts";
+import { UpdateQuoteItemBody, UpdateQuoteRequestBody } from "@shared/quotes/mod.ts";
+import * as quotes from "@shared/quotes/requests.ts";
+import * as R from "@shared/quotes/responses.ts";
 
 const app = createFunctionApp("quotes-api");
+const params = IdParam;
+const uid = (c: Parameters<typeof requireUser>[0]) => requireUser(c).userId;
 
-const REQUEST = "id, quote_id, workspace_id, user_id, notes, status, created_at, updated_at, " +
-  "quotes(id, quote_number, title, customer_name, currency, status)";
-const PROPOSAL = "id, quote_request_id, workspace_id, created_by, message, amount, currency, valid_until, " +
-  "status, responded_at, created_at, updated_at";
-// !inner plus a filter on the embed keeps only proposals of the caller's own requests.
-const PROPOSAL_WITH_REQUEST = `${PROPOSAL}, ` +
-  "quote_requests!inner(id, quote_id, workspace_id, user_id, notes, status, created_at, updated_at)";
+const request = (desc: string, status = 200) => okJson(desc, status, R.dataOf(R.QuoteRequestWithQuote));
+const forRequests = { tags: ["Quote requests"], middleware: userOnly };
 
-// ---- quote requests ----
+app.openapi(
+  route({
+    method: "post",
+    path: "/quote-requests",
+    ...forRequests,
+    summary: "Request a quote of a workspace the caller belongs to",
+    request: jsonBody(CreateQuoteRequestBody),
+    responses: { ...request("The request", 201), ...errors },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    // Membership comes from the database; a workspace the caller is not in is a 404.
+    await requireWorkspaceRole(c, body.workspace_id, MEMBER_ROLES);
+    return c.json({ data: await quotes.createQuoteRequest(db(c), body) }, 201);
+  },
+);
 
-app.post("/quote-requests", async (c) => {
-  requireUser(c);
-  const body = await parseJson(c, CreateQuoteRequestBody);
-  // Membership comes from the database; a workspace the caller is not in is a 404.
-  await requireWorkspaceRole(c, body.workspace_id, ["owner", "admin", "member", "viewer"]);
-  const client = db(c);
-  one(
-    await client.from("quotes").select("id").eq("id", body.quote_id).eq("workspace_id", body.workspace_id)
-      .maybeSingle(),
-    "Quote",
-  );
-  const data = one(
-    await client.from("quote_requests")
-      .insert({ quote_id: body.quote_id, workspace_id: body.workspace_id, notes: body.notes ?? null })
-      .select(REQUEST).single(),
-    "Quote request",
-  );
-  return c.json({ data }, 201);
-});
+app.openapi(
+  route({
+    method: "get",
+    path: "/quote-requests",
+    ...forRequests,
+    summary: "The caller's own quote requests, newest first",
+    request: { query: ListQuery },
+    responses: { ...okJson("The requests", 200, R.listOf(R.QuoteRequestWithQuote)), ...errors },
+  }),
+  async (c) =>
+    c.json({ data: await quotes.listQuoteRequests(db(c), uid(c), pageRange(c.req.valid("query"))) }, 200),
+);
 
-app.get("/quote-requests", async (c) => {
-  const who = requireUser(c);
-  const [from, to] = pageRange(parseQuery(c, ListQuery));
-  const data = rows(
-    await db(c).from("quote_requests").select(REQUEST).eq("user_id", who.userId)
-      .order("created_at", { ascending: false }).order("id", { ascending: false }).range(from, to),
-  );
-  return c.json({ data });
-});
+app.openapi(
+  route({
+    method: "get",
+    path: "/quote-requests/{id}",
+    ...forRequests,
+    summary: "One quote request: the caller's own, or one of a workspace the caller owns or administers",
+    request: { params },
+    responses: { ...request("The request"), ...errors },
+  }),
+  async (c) => c.json({ data: await quotes.quoteRequest(db(c), c.req.valid("param").id) }, 200),
+);
 
-app.get("/quote-requests/:id", async (c) => {
-  const who = requireUser(c);
-  const { id } = parseParams(c, IdParam);
-  const data = one(
-    await db(c).from("quote_requests").select(REQUEST).eq("id", id).eq("user_id", who.userId)
-      .maybeSingle(),
-    "Quote request",
-  );
-  return c.json({ data });
-});
+app.openapi(
+  route({
+    method: "patch",
+    path: "/quote-requests/{id}",
+    ...forRequests,
+    summary: "Move a request's status: the requester to pending or updated; the workspace's owners and " +
+      "admins (not on their own request) to pending, approved or rejected",
+    description: "403 when the caller's role does not allow the status (requests.ts, the role table).",
+    request: { params, ...jsonBody(UpdateQuoteRequestBody) },
+    responses: { ...request("The request"), ...errors },
+  }),
+  async (c) =>
+    c.json(
+      { data: await quotes.setQuoteRequestStatus(db(c), c.req.valid("param").id, c.req.valid("json")) },
+      200,
+    ),
+);
 
-// The requester, and the workspace's owners and admins who handle requests, move the status
-// (the update policy); anyone else gets a 404.
-app.patch("/quote-requests/:id", async (c) => {
-  requireUser(c);
-  const { id } = parseParams(c, IdParam);
-  const { status } = await parseJson(c, UpdateQuoteRequestBody);
-  const data = one(
-    await db(c).from("quote_requests").update({ status }).eq("id", id).select(REQUEST).maybeSingle(),
-    "Quote request",
-  );
-  return c.json({ data });
-});
+const proposal = okJson("The proposal", 200, R.dataOf(R.ProposalWithRequest));
+const forProposals = { tags: ["Proposals"], middleware: userOnly };
 
-// ---- proposals ----
+app.openapi(
+  route({
+    method: "get",
+    path: "/proposals",
+    ...forProposals,
+    summary: "Proposals made on the caller's own requests, newest first",
+    request: { query: ListQuery },
+    responses: { ...okJson("The proposals", 200, R.listOf(R.ProposalWithRequest)), ...errors },
+  }),
+  async (c) =>
+    c.json({ data: await quotes.listProposals(db(c), uid(c), pageRange(c.req.valid("query"))) }, 200),
+);
 
-app.get("/proposals", async (c) => {
-  const who = requireUser(c);
-  const [from, to] = pageRange(parseQuery(c, ListQuery));
-  const data = rows(
-    await db(c).from("proposals").select(PROPOSAL_WITH_REQUEST).eq("quote_requests.user_id", who.userId)
-      .order("created_at", { ascending: false }).order("id", { ascending: false }).range(from, to),
-  );
-  return c.json({ data });
-});
+app.openapi(
+  route({
+    method: "get",
+    path: "/proposals/{id}",
+    ...forProposals,
+    summary: "A proposal on one of the caller's requests",
+    request: { params },
+    responses: { ...proposal, ...errors },
+  }),
+  async (c) => c.json({ data: await quotes.proposal(db(c), uid(c), c.req.valid("param").id) }, 200),
+);
 
-app.get("/proposals/:id", async (c) => {
-  const who = requireUser(c);
-  const { id } = parseParams(c, IdParam);
-  const data = one(
-    await db(c).from("proposals").select(PROPOSAL_WITH_REQUEST).eq("id", id)
-      .eq("quote_requests.user_id", who.userId).maybeSingle(),
-    "Proposal",
-  );
-  return c.json({ data });
-});
+app.openapi(
+  route({
+    method: "patch",
+    path: "/proposals/{id}",
+    ...forProposals,
+    summary: "Accept or reject a proposal on one of the caller's requests",
+    request: { params, ...jsonBody(AnswerProposalBody) },
+    responses: { ...proposal, ...errors },
+  }),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json({ data: await quotes.answerProposal(db(c), uid(c), id, c.req.valid("json")) }, 200);
+  },
+);
 
-app.patch("/proposals/:id", async (c) => {
-  const who = requireUser(c);
-  const { id } = parseParams(c, IdParam);
-  const { status } = await parseJson(c, AnswerProposalBody);
-  const client = db(c);
-  // Ownership of the linked request first: a proposal the caller merely administers is a 404.
-  one(
-    await client.from("proposals").select("id, quote_requests!inner(user_id)").eq("id", id)
-      .eq("quote_requests.user_id", who.userId).maybeSingle(),
-    "Proposal",
-  );
-  const data = one(
-    await client.from("proposals").update({ status }).eq("id", id).select(PROPOSAL_WITH_REQUEST)
-      .maybeSingle(),
-    "Proposal",
-  );
-  return c.json({ data });
-});
+const forQuotes = { tags: ["Quotes"], middleware: signedIn };
 
-// ---- quotes and their lines ----
+app.openapi(
+  route({
+    method: "get",
+    path: "/quotes/{id}",
+    ...forQuotes,
+    summary: "A quote with its lines and SQL-computed totals (the figures its PDF prints)",
+    request: { params },
+    responses: { ...okJson("The quote document", 200, R.dataOf(R.QuoteDocumentSchema)), ...errors },
+  }),
+  async (c) => c.json({ data: await quotes.quoteDocument(db(c), c.req.valid("param").id) }, 200),
+);
 
-/** The quote with its lines and the SQL-computed totals: the figures its PDF prints. */
-app.get("/quotes/:id", async (c) => {
-  requireAuthenticated(c);
-  const { id } = parseParams(c, IdParam);
-  const r = await db(c).rpc("quote_document", { p_quote_id: id });
-  const data = one<QuoteDocument>({ ...r, data: r.data as QuoteDocument | null }, "Quote");
-  return c.json({ data });
-});
-
-/**
- * The quote-line commit (same columns as PATCH /rest/v1/quote_items). Lines the caller cannot
- * see are a 404; a viewer's edit or a member's commit of a looked-up price is a 403.
- */
-app.patch("/quote-items/:id", async (c) => {
-  requireAuthenticated(c);
-  const { id } = parseParams(c, IdParam);
-  const body = await parseJson(c, UpdateQuoteItemBody);
-  const client = db(c);
-  one(await client.from("quote_items").select("id").eq("id", id).maybeSingle(), "Quote item");
-  const r = await client.from("quote_items").update(body).eq("id", id).select("*").maybeSingle();
-  if (!r.error && r.data === null) {
-    throw HttpError.forbidden("Editing quote lines needs the owner, admin or member role in the workspace");
-  }
-  return c.json({ data: one(r, "Quote item") });
-});
+app.openapi(
+  route({
+    method: "patch",
+    path: "/quote-items/{id}",
+    ...forQuotes,
+    summary: "Commit a quote line's price and edit its other columns (owner, admin or member)",
+    request: { params, ...jsonBody(UpdateQuoteItemBody) },
+    responses: { ...okJson("The quote line", 200, R.dataOf(R.QuoteItemRow)), ...errors },
+  }),
+  async (c) =>
+    c.json({ data: await quotes.updateQuoteItem(db(c), c.req.valid("param").id, c.req.valid("json")) }, 200),
+);
 
 export default app;

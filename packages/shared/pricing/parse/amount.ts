@@ -13,6 +13,21 @@ import { currenciesIn, CURRENCY_PATTERN, normalizeUnit } from "../normalize.ts";
 import { type DecimalString } from "../entries.ts";
 import { decFromString, decToString } from "../../money.ts";
 
+/**
+ * An amount with its currency, as written in prose ("12,50 €", "EUR 18.90 per bag", "$2,480.00",
+ * "CHF 45.–"), with the unit it is per when one follows ("/m²", "per bag", "pro Stk").
+ */
+// Spaces and apostrophes group thousands only in threes ("1 250,00", "1'234.50"), so that in
+// "Tile 60 x 60 12,50 €" the amount is 12,50 and not 6012,50.
+const AMOUNT = String
+  .raw`(?:\d{1,3}(?:['\u00a0\u202f ]\d{3})+(?:[.,]\d{1,4})?|\d(?:[\d.,]*\d)?)(?:[.,][-–])?`;
+
+export const MONEY_PATTERN = new RegExp(
+  String
+    .raw`(?:(?:€|\$|£|\b(?:EUR|USD|GBP|CHF)\b)\s*${AMOUNT}|${AMOUNT}\s*(?:€|\$|£|\b(?:EUR|USD|GBP|CHF)\b))(?:\s*(?:\/|\bper\b|\bpro\b|\bje\b)\s*[\p{L}²³][\p{L}\p{N}²³]*)?`,
+  "gu",
+);
+
 /** Which character separates decimals in a document. */
 export type SeparatorStyle = "comma" | "dot";
 
@@ -24,6 +39,17 @@ const GROUPS_OF_THREE = (sep: string) => new RegExp(`^\\d{1,3}(?:\\${sep}\\d{3})
 
 /** A bare number with separators (no currency, no unit). */
 export function parseNumber(raw: string, style: SeparatorStyle | null = null): NumberResult {
+  const spaced = raw.trim().replace(/([.,])[-–—]$/, "");
+  if (
+    /\d[\s\u00a0\u202f']+\d/.test(spaced) &&
+    !/^\+?\d{1,3}(?:[\s\u00a0\u202f']\d{3})+(?:[.,]\d+)?$/.test(spaced)
+  ) {
+    return {
+      ok: false,
+      reason: `malformed number: "${raw}" (spaces group thousands in threes)`,
+      ambiguous: false,
+    };
+  }
   let s = raw.trim().replace(/[\s\u00a0\u202f']/g, "");
   // "12,-" / "12.–" means a whole amount in German-speaking price lists.
   s = s.replace(/([.,])[-–—]$/, "");
@@ -103,7 +129,8 @@ export function parseAmount(raw: string, style: SeparatorStyle | null = null): A
     rest = rest.slice(0, per.index);
   }
   const n = parseNumber(rest, style);
-  if (!n.ok) return n;
+  // Quote the amount as written (with its currency), so the warning can be found in the document.
+  if (!n.ok) return { ...n, reason: n.reason.replace(`"${rest}"`, `"${raw.trim()}"`) };
   return { ok: true, value: n.value, currency: currencies[0] ?? null, unit, style: n.style };
 }
 

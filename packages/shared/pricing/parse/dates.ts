@@ -119,7 +119,20 @@ const CLOSERS =
   /\b(?:until|till|through|thru|to|ends?(?: on)?|expires?(?: on)?|valid (?:to|until|through)|gültig bis|bis|by)\s*:?\s*$/i;
 
 /** The validity range a line states, or null when it states none. */
+// "1-31 May 2026", "1.–31. Mai 2026": two days of one written month.
+const DAY_SPAN = new RegExp(
+  String.raw`\b(\d{1,2})\.?\s*(?:-|–|—|to|bis)\s*(\d{1,2})\.?\s+(${MONTH_NAMES})\.?,?\s+(\d{4})\b`,
+  "iu",
+);
+
 export function findDateRange(text: string): DateRange | null {
+  const span = DAY_SPAN.exec(text);
+  if (span) {
+    const month = MONTHS[span[3].toLowerCase()];
+    const from = isoIfValid(span[4], month, span[1]);
+    const to = isoIfValid(span[4], month, span[2]);
+    if (from && to && from <= to) return { from, to, text: span[0] };
+  }
   const dates = findDates(text);
   for (let i = 0; i + 1 < dates.length; i++) {
     const a = dates[i];

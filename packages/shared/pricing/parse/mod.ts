@@ -16,12 +16,16 @@ export function parsePriceDocument(doc: PriceDocumentInput): ParsedPriceDocument
     ? parsePriceList(doc)
     : parseRuleDocument(doc);
   if (!entries.length) {
+    const skipped = issues.filter((i) => i.line !== null).map((i) => `line ${i.line}: ${i.message}`);
     issues.push({
       severity: "error",
       code: "no_entries",
-      message: doc.price_doc_type === "price_list"
-        ? "no price rows recognised: a price_list needs a markdown table with a SKU or product column and a price column"
-        : `no ${doc.price_doc_type} recognised: state a percent (or, for a promotion, a price) and what it applies to`,
+      message: (doc.price_doc_type === "price_list"
+        ? "no price rows recognised: a price_list needs a table with a SKU or product column and a price column, or lines like 'MP-100 Keraflex grey 25 kg: 12,50 EUR per bag'"
+        : doc.price_doc_type === "promotion"
+        ? "no promotion recognised: write one line per offer with what it applies to, a percent or a price, and its dates, e.g. 'MP-100: 10% off, valid 2026-03-01 to 2026-04-30' or 'All Mapei products: 15% off, valid 01.03.2026 to 30.04.2026'"
+        : `no ${doc.price_doc_type} recognised: state a percent and what it applies to, e.g. 'Mapei: 12%' or '5% on all products'`) +
+        (skipped.length ? `; not usable: ${skipped.join("; ")}` : ""),
       line: null,
       snippet: null,
     });
@@ -39,8 +43,10 @@ export type PriceDocumentValidation =
 
 /**
  * Whether the KB may store a document of this price_doc_type with this content. Errors (the KB
- * answers 400 with them): unknown type, empty content, nothing recognisable, and any promotion
- * without a complete effective date range. Skipped rows are warnings only.
+ * answers 400 with them): unknown type, empty content, or nothing usable left (the error then
+ * lists every skipped line and why). Whatever else is readable is stored; each line skipped
+ * (no date range on a promotion line, unrecognised scope, an unreadable price) is a warning that
+ * names the line.
  */
 export function validatePriceDocument(
   price_doc_type: PriceDocType | string,

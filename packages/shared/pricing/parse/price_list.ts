@@ -1,9 +1,11 @@
 /**
  * price_list documents -> PriceListEntry[].
  *
- * Rows of markdown tables become entries (see table.ts for the header synonyms). Prose lines of
- * the document declare context for its tables: `Manufacturer: X` (also Brand / Supplier), the
- * currency ("All prices in EUR", "Currency: EUR") and validity ("Valid from 2026-01-01",
+ * Rows of markdown tables become entries (see table.ts for the header synonyms); prose lines that
+ * state a price become entries too (prose_list.ts), so a price list need not be a table. Prose
+ * lines of the document declare context (context.ts): `Manufacturer: X` (also Brand / Supplier),
+ * the currency and unit ("All prices in EUR per m2", "Currency: EUR", a heading "(EUR / m2)", a
+ * caption under the table), VAT ("incl. 19% VAT", "net") and validity ("Valid from 2026-01-01",
  * "valid 2026-01-01 to 2026-12-31", "Updated: 15.01.2026"). A table takes the nearest
  * declaration above it, else the first one below it. A row's own cell beats a column header,
  * which beats the document context.
@@ -17,13 +19,14 @@ import { decFromString } from "../../money.ts";
 import { currenciesIn, manufacturerTokens, normalizeUnit, skuKey } from "../normalize.ts";
 import {
   detectSeparatorStyle,
-  findPercents,
+  MONEY_PATTERN,
   parseAmount,
   parseNumber,
   parseQuantityRange,
   type SeparatorStyle,
 } from "./amount.ts";
-import { findDateRange, findDates } from "./dates.ts";
+import { parseProseList } from "./prose_list.ts";
+import { declarationAt, readDocumentContext, vatAt } from "./context.ts";
 import {
   classifyColumns,
   column,
@@ -32,57 +35,6 @@ import {
   type MarkdownTable,
   readMarkdownTables,
 } from "./table.ts";
-
-interface Declaration<T> {
-  line: number;
-  value: T;
-}
-
-export interface DocumentContext {
-  manufacturer: Declaration<string>[];
-  currency: Declaration<string>[];
-  validity: Declaration<{ from: string | null; to: string | null }>[];
-}
-
-const MANUFACTURER_DECL =
-  /^\s*(?:[-*]\s*)?(?:manufacturer|brand|supplier|vendor|hersteller|marke|contract partner|contract with)\s*[:\-–]\s*(.+?)\s*$/i;
-
-/** Context declared by the prose (non-table) lines of a document. */
-export function readDocumentContext(
-  lines: readonly string[],
-  tableLines: ReadonlySet<number>,
-): DocumentContext {
-  const ctx: DocumentContext = { manufacturer: [], currency: [], validity: [] };
-  lines.forEach((text, i) => {
-    const line = i + 1;
-    if (tableLines.has(line) || !text.trim()) return;
-    const plain = text.replace(/\*\*|__|`/g, "").replace(/^\s*#+\s*/, "");
-    const mfr = MANUFACTURER_DECL.exec(plain);
-    if (mfr) ctx.manufacturer.push({ line, value: mfr[1].replace(/[.;]$/, "") });
-    const cur = currenciesIn(plain);
-    const undated = findDates(plain).reduce(
-      (t, d) => t.replace(plain.slice(d.index, d.index + d.length), ""),
-      plain,
-    );
-    if (
-      cur.length === 1 && /\b(?:prices?|currency|amounts?|preise|währung)\b/i.test(plain) &&
-      !/\d/.test(undated)
-    ) {
-      ctx.currency.push({ line, value: cur[0] });
-    }
-    // A line with a percent is a rule carrying its own dates, not a validity declaration.
-    const range = findPercents(plain).length ? null : findDateRange(plain);
-    if (range) ctx.validity.push({ line, value: { from: range.from, to: range.to } });
-  });
-  return ctx;
-}
-
-/** The declaration governing a position: nearest above, else first below. */
-export function declarationAt<T>(decls: readonly Declaration<T>[], line: number): Declaration<T> | null {
-  let above: Declaration<T> | null = null;
-  for (const d of decls) if (d.line < line) above = d;
-  return above ?? decls.find((d) => d.line > line) ?? null;
-}
 
 function tableLineSet(tables: readonly MarkdownTable[]): Set<number> {
   const set = new Set<number>();
@@ -111,7 +63,13 @@ export function parsePriceList(doc: PriceDocumentInput): { entries: PriceListEnt
   const issues: ParseIssue[] = [];
   const entries: PriceListEntry[] = [];
   const classified = tables.map((table) => ({ table, cols: classifyColumns(table.headers) }));
-  const style = detectSeparatorStyle(moneyCells(classified));
+  const tableLines = tableLineSet(tables);
+  const style = detectSeparatorStyle([
+    ...moneyCells(classified),
+    ...lines.filter((_, i) => !tableLines.has(i + 1)).flatMap((l) =>
+      [...l.matchAll(MONEY_PATTERN)].map((m) => m[0])
+    ),
+  ]);
 
   for (const { table, cols } of classified) {
     const hasPrice = cols.some((c) => c.role === "price" || c.role === "tier");
@@ -129,6 +87,8 @@ export function parsePriceList(doc: PriceDocumentInput): { entries: PriceListEnt
     const context = {
       manufacturer: declarationAt(ctx.manufacturer, table.header_line)?.value ?? null,
       currency: declarationAt(ctx.currency, table.header_line)?.value ?? null,
+      unit: declarationAt(ctx.unit, table.header_line)?.value ?? null,
+      vat: vatAt(ctx, table.header_line),
       validity: declarationAt(ctx.validity, table.header_line)?.value ?? { from: null, to: null },
     };
     const merged = new Map<string, PriceListEntry>();
@@ -155,7 +115,18 @@ export function parsePriceList(doc: PriceDocumentInput): { entries: PriceListEnt
       }
     }
   }
+  const prose = parseProseList(doc, lines, tableLines, ctx, style);
+  entries.push(...prose.entries);
+  issues.push(...prose.issues);
   return { entries, issues };
+}
+
+export interface TableContext {
+  manufacturer: string | null;
+  currency: string | null;
+  unit: string | null;
+  vat: { line: number; snippet: string } | null;
+  validity: { from: string | null; to: string | null };
 }
 
 type RowResult = { entry: PriceListEntry } | { issue: ParseIssue };
@@ -164,11 +135,7 @@ function parseRow(
   doc: PriceDocumentInput,
   row: { line: number; raw: string; cells: string[] },
   cols: ColumnInfo[],
-  context: {
-    manufacturer: string | null;
-    currency: string | null;
-    validity: { from: string | null; to: string | null };
-  },
+  context: TableContext,
   style: SeparatorStyle | null,
 ): RowResult {
   const cell = (
@@ -237,7 +204,7 @@ function parseRow(
 
   const currency = pickOne(currencies, headerCurrencies, context.currency);
   if (currency === undefined) return skip("currency_conflict", "row states more than one currency; skipped");
-  const unit = pickOne(units, headerUnits, null);
+  const unit = pickOne(units, headerUnits, context.unit);
   if (unit === undefined) return skip("unit_conflict", "row states more than one unit; skipped");
 
   let moq: DecimalString | null = null;
@@ -267,6 +234,7 @@ function parseRow(
       tiers,
       valid_from: context.validity.from,
       valid_to: context.validity.to,
+      vat_included: context.vat,
     },
   };
 }

@@ -9,8 +9,10 @@
  * Tables with a manufacturer or SKU column and a discount (or, for promotions, price) column
  * yield one rule per row.
  *
- * A promotion must have an effective date range with both ends; one without is an error issue
- * (validatePriceDocument rejects the document). A fixed promotion price must name its SKUs.
+ * A promotion must have an effective date range with both ends; a line without one is skipped with
+ * a warning naming it (validatePriceDocument rejects the document only when no line is usable). A
+ * fixed promotion price must name its SKUs: a line keyed by an article number ("MP-100: 10% off,
+ * valid ...", "MZ-1 Grande 120x240: 59.00 EUR per m2, valid ...") names it.
  */
 import type {
   DecimalString,
@@ -24,20 +26,15 @@ import { currenciesIn, normalizeUnit } from "../normalize.ts";
 import {
   detectSeparatorStyle,
   findPercents,
+  MONEY_PATTERN as MONEY,
   parseAmount,
   parsePercentCell,
   type SeparatorStyle,
 } from "./amount.ts";
 import { findDateRange, findDates, parseDate } from "./dates.ts";
-import { declarationAt, readDocumentContext } from "./price_list.ts";
+import { declarationAt, readDocumentContext } from "./context.ts";
 import { extractConditions, extractScope, isEmptyScope } from "./scope.ts";
 import { classifyColumns, column, isBlankCell, readMarkdownTables } from "./table.ts";
-
-const MONEY = new RegExp(
-  String
-    .raw`(?:(?:€|\$|£|\b(?:EUR|USD|GBP|CHF)\b)\s*\d(?:[\d.,'\u00a0 ]*\d)?(?:[.,][-–])?|\d(?:[\d.,'\u00a0 ]*\d)?(?:[.,][-–])?\s*(?:€|\$|£|\b(?:EUR|USD|GBP|CHF)\b))(?:\s*(?:\/|\bper\b)\s*[\p{L}²³][\p{L}\p{N}²³]*)?`,
-  "gu",
-);
 
 interface Piece {
   start: number;
@@ -134,7 +131,13 @@ export function parseRuleDocument(doc: PriceDocumentInput): { entries: RuleEntry
       drafts.push({
         source: source(line, raw.trim()),
         scope,
-        conditionsText: cleaned,
+        // Only the piece's own price is blanked here: "on orders above €5,000" stays a condition.
+        conditionsText: blank(p.text, [
+          ...findPercents(p.text),
+          ...matchSpans(p.text, MONEY).filter((m) =>
+            p.money !== null && p.text.substr(m.index, m.length) === p.money
+          ),
+        ]),
         percent: p.percent,
         money: p.money,
         from: range?.from ?? null,
@@ -231,10 +234,11 @@ function finish(
       continue;
     }
     if (!d.from || !d.to) {
+      // Skipped, not guessed; the document is refused only when nothing else in it is usable.
       issue(
-        "error",
+        "warning",
         "promotion_without_date_range",
-        "promotion has no effective date range with a start and an end date (e.g. 'valid 2026-03-01 to 2026-04-30')",
+        "promotion has no effective date range with a start and an end date; skipped (write e.g. 'valid 2026-03-01 to 2026-04-30')",
       );
       continue;
     }

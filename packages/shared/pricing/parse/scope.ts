@@ -2,7 +2,12 @@
  * What a prose rule applies to and under which conditions.
  *
  * Scope (never guessed: a rule whose scope is not recognised is reported, not applied to all):
- * - SKUs after `SKU`, `Art. No.`, `article`, `item no`, `code` (a code must contain a digit);
+ * - SKUs after `SKU`, `Art. No.`, `article`, `item no`, `code` (a code must contain a digit), and
+ *   an article number opening the line ("MP-100: 10% off", "MZ-1 Grande 120x240: 59.00 EUR",
+ *   "Aktion: VB-5614R0 ...", "Item DT-RS0612: ...") or in brackets ("Keraflex grey (MP-100)");
+ * - SKU prefixes: "all SKUs / articles starting (beginning) with JOLLY-", "AC-M*";
+ * - collections: "the Grande collection", "collection Grande", "Treverk series" are collections
+ *   (the product name must carry the name), not manufacturers;
  * - manufacturers after a label (`manufacturer X`, `brand: X`), after `with` / `off` / `on` /
  *   `for` / `from` / `all`, at the start of a line as `X:`, or before a generic noun
  *   (`X products`). A name is a run of capitalised words; seasonal, calendar and commercial
@@ -77,8 +82,62 @@ function cleanName(raw: string): string | null {
   return name && !/^\d/.test(name) ? name : null;
 }
 
+/** An article number as suppliers write one: capitals/digits, with a digit and a letter or dash. */
+export function isSkuShaped(token: string): boolean {
+  const t = token.replace(/[.,:;]+$/, "");
+  if (t.length < 3 || !/^[A-Z0-9][A-Z0-9._/-]*$/.test(t)) return false;
+  if (/^\d{4}$/.test(t) || /^\d+[.,]\d+$/.test(t)) return false;
+  const hasDigit = /\d/.test(t);
+  const hasLetter = /[A-Z]/.test(t);
+  return (hasDigit && (hasLetter || t.includes("-"))) || (t.includes("-") && hasLetter) ||
+    /^\d{5,}$/.test(t);
+}
+
+// "MP-100: 10% off", "MZ-1 Grande Marble: 59.00 EUR per m2", "Aktion: VB-5614R0 Subway ...": a
+// line that starts with an article number (after at most one "Word:" label) is keyed by it.
+const LEADING_SKU =
+  /^(\s*(?:[\p{L}]+\s*:\s*|(?:item|article|art\.|sku|code|ref\.?|product)\s*(?:no\.?|nr\.?|#)?\s*)?)([A-Z0-9][A-Z0-9._/-]*[A-Z0-9])/iu;
+/** After an unlabelled leading article number: its ":" (directly or after the product name) or a dash. */
+const KEYED_BY_LEADING = /^(?:\s*:|\s+\S[^:]*:|\s*[-–—]\s)/;
+// "all SKUs starting with JOLLY-", "articles beginning with AC-M", "AC-M*".
+const SKU_PREFIX = new RegExp(
+  String
+    .raw`(?:\b(?:all|every|any)\s+)?\b(?:skus?|articles?|art(?:icle)?\.?\s*(?:no|nr)s?\.?|items?|item numbers?|item codes?|codes?|product codes?|artikel(?:nummern)?)\s+(?:starting|beginning|that start|which start)\s+with\s+([A-Z0-9][A-Z0-9./-]*)|\b([A-Z0-9][A-Z0-9./-]*)\*`,
+  "gi",
+);
+// "the Grande collection", "collection Grande", "Treverk series": a collection is named in the
+// product names, not a manufacturer.
+const COLLECTION = new RegExp(
+  String
+    .raw`\b(?:the\s+)?${NAME}\s+(?:collection|series|kollektion|serie)\b|\b(?:collection|series|kollektion|serie)\s*:?\s*"?${NAME}`,
+  "gu",
+);
+
 export function extractScope(text: string): RuleScope {
   const skus = new Set<string>();
+  const prefixes: string[] = [];
+  const collections: string[] = [];
+  const lead = LEADING_SKU.exec(text);
+  if (lead && isSkuShaped(lead[2]) && (lead[1].trim() || KEYED_BY_LEADING.test(text.slice(lead[0].length)))) {
+    skus.add(lead[2]);
+    text = text.slice(0, lead[1].length) + " ".repeat(lead[2].length) + text.slice(lead[0].length);
+  }
+  // "Keraflex grey (MP-100): 10% off": an article number in brackets.
+  text = text.replace(/\(\s*([A-Z0-9][A-Z0-9._/-]*)\s*\)/g, (m, sku: string) => {
+    if (!isSkuShaped(sku)) return m;
+    skus.add(sku);
+    return " ".repeat(m.length);
+  });
+  text = text.replace(SKU_PREFIX, (m, a: string | undefined, b: string | undefined) => {
+    prefixes.push((a ?? b)!);
+    return " ".repeat(m.length);
+  });
+  text = text.replace(COLLECTION, (m, a: string | undefined, b: string | undefined) => {
+    const name = cleanName((a ?? b)!);
+    if (!name) return m;
+    collections.push(name.toLowerCase());
+    return " ".repeat(m.length);
+  });
   for (const m of text.matchAll(SKU_LIST)) {
     for (const s of m[1].split(/\s*(?:,|\band\b|&)\s*/)) {
       const sku = s.replace(/[.,]+$/, "");
@@ -115,11 +174,14 @@ export function extractScope(text: string): RuleScope {
     manufacturers,
     product_keywords: [...keywords],
     all: ALL_SCOPE.test(withoutSkus),
+    ...(prefixes.length ? { sku_prefixes: prefixes } : {}),
+    ...(collections.length ? { collections } : {}),
   };
 }
 
 export function isEmptyScope(s: RuleScope): boolean {
-  return !s.all && !s.skus.length && !s.manufacturers.length && !s.product_keywords.length;
+  return !s.all && !s.skus.length && !s.manufacturers.length && !s.product_keywords.length &&
+    !s.sku_prefixes?.length && !s.collections?.length;
 }
 
 const MIN_QTY =

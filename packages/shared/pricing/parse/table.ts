@@ -89,7 +89,10 @@ export interface ColumnInfo {
 }
 
 function key(header: string): string {
-  return header.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^a-z0-9%€$£]+/g, " ").trim();
+  return header.replace(/#/g, " no ").normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(
+    /[^a-z0-9%€$£]+/g,
+    " ",
+  ).trim();
 }
 
 // Order matters: "item no" is a sku before "item" is a product, "min order" a moq before "min qty".
@@ -101,7 +104,7 @@ const ROLE_PATTERNS: Array<[ColumnRole, RegExp]> = [
   ["ean", /^(?:ean|gtin|ean code|barcode)$/],
   [
     "sku",
-    /^(?:sku|code|article|art|art no|art nr|article no|article nr|article number|article code|item no|item nr|item number|item code|product code|product no|part no|part number|ref|reference|artikelnummer|artikel nr|artikel|codice|referencia)$/,
+    /^(?:sku|code|article|art|art no|art nr|article no|article nr|article number|article code|artikelnr|item no|item nr|item number|item code|product code|product no|part no|part number|ref|reference|artikelnummer|artikel nr|artikel|codice|referencia)$/,
   ],
   [
     "product",

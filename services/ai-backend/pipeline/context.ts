@@ -1,0 +1,52 @@
+/**
+ * What every stage is given besides its input: the job, the service-role client (stages run
+ * after the route authorised the caller), the resolved options and ai_config, the providers,
+ * the PDF (read once per run, lazily: a resumed run that only needs chunks never decodes
+ * images it does not use) and the run's abort signal.
+ */
+import type { SupabaseClient } from "@supabase/supabase-js";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
+import type { ImageEmbeddingProvider } from "@shared/embeddings/image.ts";
+import type { AiConfig, PipelineOptions } from "./config.ts";
+import type { ParsedPdf } from "./document.ts";
+import type { ModelCall } from "./llm.ts";
+
+export interface JobRow {
+  id: string;
+  user_id: string;
+  workspace_id: string | null;
+  status: string;
+  progress: number;
+  current_stage: string | null;
+  message: string | null;
+  error: string | null;
+  attempts: number;
+  storage_bucket: string | null;
+  storage_path: string | null;
+  filename: string | null;
+  document_id: string | null;
+  metadata: Record<string, unknown>;
+  ai_config: Record<string, unknown> | null;
+}
+
+export interface StageContext {
+  db: SupabaseClient;
+  job: JobRow;
+  documentId: string;
+  options: PipelineOptions;
+  ai: AiConfig;
+  llm: () => Anthropic;
+  textEmbeddings: EmbeddingProvider;
+  imageEmbeddings: ImageEmbeddingProvider;
+  pdf: () => Promise<ParsedPdf>;
+  signal: AbortSignal;
+  /** Records a model call of the running stage (AI tracking). */
+  track: (call: ModelCall) => Promise<void>;
+}
+
+/** Throws a PostgREST error as a stage failure with what was being written. */
+export function check<T>(res: { data: T; error: { message: string } | null }, what: string): T {
+  if (res.error) throw new Error(`${what}: ${res.error.message}`);
+  return res.data;
+}

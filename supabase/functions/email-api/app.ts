@@ -1,0 +1,132 @@
+/**
+ * POST /functions/v1/email-api (spec "Email"): body {action, ...params}, one route whose body
+ * is the union of the actions. Every action is for one workspace: `workspaceId`, or the
+ * caller's only workspace; the caller's role there is read from the database (outsiders 404).
+ *
+ * | action               | who                                   | answer                                |
+ * | -------------------- | ------------------------------------- | ------------------------------------- |
+ * | send                 | owner, admin, member (or service key) | {success, messageId, logId}           |
+ * | add-domain           | owner, admin                          | {success, domain, message}            |
+ * | mark-domain-verified | owner, admin                          | {success}                             |
+ * | domains              | any member                            | {success, domains}                    |
+ * | logs                 | any member                            | {success, logs} (limit 50)            |
+ * | analytics            | any member                            | {success, totals, rates, dailyData}   |
+ *
+ * The actions removed on 2026-03-11 answer 400 `action_removed` naming the action.
+ * Domain: packages/shared/email (send.ts has the send's stages).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createFunctionApp } from "@shared/http/app.ts";
+import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { HttpError } from "@shared/http/errors.ts";
+import { validate } from "@shared/http/validate.ts";
+import {
+  access,
+  caller,
+  db,
+  MEMBER_ROLES,
+  requireWorkspaceRole,
+  serviceDb,
+  signedIn,
+  type WorkspaceRoleName,
+  WRITER_ROLES,
+} from "@shared/auth/context.ts";
+import {
+  addDomain,
+  emailAnalytics,
+  EmailApiRequest,
+  EmailApiResponse,
+  type EmailScope,
+  listDomains,
+  listLogs,
+  markDomainVerified,
+  pickWorkspace,
+  REMOVED_ACTIONS,
+  sendEmail,
+} from "@shared/email/mod.ts";
+
+const app = createFunctionApp("email-api");
+app.use("*", signedIn);
+
+/** The spec's "admin" for add-domain and mark-domain-verified: the workspace's owners and admins. */
+const DOMAIN_ADMINS: readonly WorkspaceRoleName[] = ["owner", "admin"];
+
+async function scopeFor(
+  c: Context,
+  workspaceId: string | undefined,
+  roles: readonly WorkspaceRoleName[],
+  what: string,
+): Promise<EmailScope> {
+  const who = caller(c);
+  const memberships = who.kind === "user" ? (await access(c)).workspaces.map((w) => w.workspace_id) : [];
+  const ws = pickWorkspace(workspaceId, memberships);
+  await requireWorkspaceRole(c, ws, roles, what);
+  return { workspaceId: ws, userId: who.userId, db: db(c), service: serviceDb(c) };
+}
+
+// The body is checked in two steps, so that a removed action is named as removed and a bad
+// parameter is named by its field (a union schema would answer "Invalid input" for both).
+const ACTIONS = ["send", "add-domain", "mark-domain-verified", "domains", "logs", "analytics"] as const;
+const ActionBody = z.object({ action: z.enum([...ACTIONS, ...REMOVED_ACTIONS]) }).loose().openapi({
+  description: "The action and its parameters: one of the EmailApiRequest bodies",
+});
+app.openAPIRegistry.register("EmailApiRequest", EmailApiRequest);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags: ["Email"],
+    summary: "Send email, manage sending domains, read the log and analytics ({action, ...params})",
+    request: jsonBody(ActionBody),
+    responses: {
+      ...okJson("The action's answer", 200, EmailApiResponse),
+      ...errorResponses,
+      409: errorResponse("The domain is already added, or verified by another workspace"),
+      422: errorResponse("A recipient is suppressed (hard bounce, complaint, or unsubscribed for marketing)"),
+      502: errorResponse("The email provider refused the request"),
+    },
+  }),
+  async (c) => {
+    const { action } = c.req.valid("json");
+    if ((REMOVED_ACTIONS as readonly string[]).includes(action)) {
+      throw new HttpError(
+        400,
+        "action_removed",
+        `The action '${action}' was removed on 2026-03-11 ` +
+          `(the email provider changed); domains are verified with add-domain and mark-domain-verified`,
+      );
+    }
+    const req = validate(EmailApiRequest, c.req.valid("json"));
+    switch (req.action) {
+      case "send": {
+        const s = await scopeFor(c, req.workspaceId, WRITER_ROLES, "Sending email");
+        return c.json({ success: true as const, ...await sendEmail(s, req) }, 200);
+      }
+      case "add-domain": {
+        const s = await scopeFor(c, req.workspaceId, DOMAIN_ADMINS, "Adding a domain");
+        return c.json({ success: true as const, ...await addDomain(s, req.domain) }, 200);
+      }
+      case "mark-domain-verified": {
+        const s = await scopeFor(c, req.workspaceId, DOMAIN_ADMINS, "Verifying a domain");
+        await markDomainVerified(s, req.domain);
+        return c.json({ success: true as const }, 200);
+      }
+      case "domains": {
+        const s = await scopeFor(c, req.workspaceId, MEMBER_ROLES, "Listing domains");
+        return c.json({ success: true as const, domains: await listDomains(s) }, 200);
+      }
+      case "logs": {
+        const s = await scopeFor(c, req.workspaceId, MEMBER_ROLES, "Reading email logs");
+        return c.json({ success: true as const, logs: await listLogs(s, req) }, 200);
+      }
+      case "analytics": {
+        const s = await scopeFor(c, req.workspaceId, MEMBER_ROLES, "Reading email analytics");
+        return c.json(await emailAnalytics(s, req), 200);
+      }
+    }
+  },
+);
+
+export default app;

@@ -1,0 +1,55 @@
+/**
+ * Who runs a messaging action, where: the workspace comes from the caller's memberships in the
+ * database (the one named in workspaceId after checking the caller's role in it, or their only
+ * workspace), never from the body alone; then the clients, the provider and the clock.
+ */
+import type { Context } from "hono";
+import {
+  access,
+  caller,
+  db,
+  requireWorkspaceRole,
+  serviceDb,
+  type WorkspaceRoleName,
+} from "@shared/auth/context.ts";
+import { DomainError } from "@shared/errors.ts";
+import {
+  messagingClock,
+  type MessagingContext,
+  type MessagingProvider,
+  twilioProvider,
+  webhookUrl,
+} from "@shared/messaging/mod.ts";
+
+/** The workspace the caller acts in: the one named (checked), or their only one. */
+async function workspaceFor(c: Context, requested: string | undefined, roles: WorkspaceRoleName[] | null) {
+  if (requested) {
+    await requireWorkspaceRole(c, requested, roles, "This messaging action");
+    return requested;
+  }
+  if (caller(c).kind === "service") throw DomainError.invalid("workspaceId is required for the service role");
+  const mine = (await access(c)).workspaces;
+  if (mine.length === 0) throw DomainError.forbidden("You are not a member of any workspace");
+  if (mine.length > 1) throw DomainError.invalid("workspaceId is required: you belong to several workspaces");
+  await requireWorkspaceRole(c, mine[0].workspace_id, roles, "This messaging action");
+  return mine[0].workspace_id;
+}
+
+export async function messagingContext(
+  c: Context,
+  requested: string | undefined,
+  roles: WorkspaceRoleName[] | null,
+): Promise<MessagingContext> {
+  const workspaceId = await workspaceFor(c, requested, roles);
+  const who = caller(c);
+  let provider: MessagingProvider | null = null;
+  return {
+    db: db(c),
+    service: serviceDb(c),
+    workspaceId,
+    userId: who.kind === "user" ? who.userId ?? null : null,
+    provider: () => provider ??= twilioProvider(),
+    statusCallbackUrl: `${webhookUrl()}?type=status`,
+    clock: messagingClock(),
+  };
+}

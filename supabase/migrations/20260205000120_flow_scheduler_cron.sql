@@ -1,0 +1,24 @@
+-- flow-scheduler-cron every minute (spec Limits "Flow scheduler"): pg_cron queues a pg_net POST
+-- with the service-role key read from Vault at each run (secrets `project_url` and
+-- `service_role_key`, created per project with vault.create_secret, never in a migration). The
+-- function claims the due flows itself, atomically; overlapping calls cannot double-run a slot.
+-- Until the secrets exist the job sends nothing.
+select cron.schedule(
+  'flow-scheduler-cron',
+  '* * * * *',
+  $$
+  select net.http_post(
+    url := (select decrypted_secret from vault.decrypted_secrets where name = 'project_url')
+      || '/functions/v1/flow-scheduler-cron',
+    headers := jsonb_build_object(
+      'Content-Type', 'application/json',
+      'apikey', (select decrypted_secret from vault.decrypted_secrets where name = 'service_role_key'),
+      'Authorization', 'Bearer ' || (select decrypted_secret from vault.decrypted_secrets where name = 'service_role_key')
+    ),
+    body := jsonb_build_object('time', now()),
+    timeout_milliseconds := 30000
+  )
+  where exists (select 1 from vault.decrypted_secrets where name = 'project_url')
+    and exists (select 1 from vault.decrypted_secrets where name = 'service_role_key');
+  $$
+);

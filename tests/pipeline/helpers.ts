@@ -1,0 +1,80 @@
+/**
+ * Shared steps of the pipeline tests: the scripted LLM stand-in, the replies of one full run of
+ * the sample catalogue, backend calls and row counts.
+ */
+import { aiBackendOf } from "../../stack/ai-backend/part.ts";
+import type { Platform } from "../../stack/platform.ts";
+import type { AnthropicStandIn } from "../../stack/sandbox/providers/anthropic.ts";
+import { encodeBase64 } from "../../services/ai-backend/pipeline/base64.ts";
+import { DISCOVERY_REPLY, metadataReply, sampleCatalogue } from "./fixture.ts";
+
+// deno-lint-ignore no-explicit-any
+export type Json = any;
+
+export function llm(p: Platform): AnthropicStandIn {
+  const s = p.sandbox!.get("anthropic");
+  s.reset();
+  return s;
+}
+
+export const verdict = (category: string, confidence: number) => JSON.stringify({ category, confidence });
+
+/** The replies of one full run of the sample catalogue, in call order. */
+export function scriptFullRun(s: AnthropicStandIn, onCall: () => Promise<void> = () => Promise.resolve()) {
+  const r = (text: string) => ({ text, beforeReply: onCall });
+  s.reply(
+    r(DISCOVERY_REPLY),
+    r(verdict("material", 0.92)), // page-2-image-1: oak swatch, sure
+    r(verdict("material", 0.55)), // page-3-image-1: unsure, so the validation model decides
+    r(verdict("material", 0.88)),
+    r(verdict("logo", 0.97)), // page-3-image-2: a logo, not kept by focused extraction
+    r(metadataReply("oak")),
+    r(metadataReply("slate")),
+  );
+}
+
+export async function post(p: Platform, token: string, path: string, body: unknown = {}) {
+  const res = await fetch(`${aiBackendOf(p).url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() as Json };
+}
+
+export async function q(p: Platform, sql: string, params: unknown[] = []): Promise<Json[]> {
+  return (await p.db.query<Json>(sql, params)).rows;
+}
+
+export async function documentCounts(p: Platform, documentId: string) {
+  const [row] = await q(
+    p,
+    `select (select count(*) from public.pipeline_products where document_id = $1)::int as products,
+            (select count(*) from public.document_images where document_id = $1)::int as images,
+            (select count(*) from public.document_chunks where document_id = $1)::int as chunks,
+            (select count(*) from public.document_relationships where document_id = $1)::int as relationships`,
+    [documentId],
+  );
+  return row;
+}
+
+export async function get(p: Platform, token: string, path: string) {
+  const res = await fetch(`${aiBackendOf(p).url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const type = res.headers.get("content-type") ?? "";
+  return {
+    status: res.status,
+    type,
+    body: type.includes("json") ? await res.json() as Json : await res.text(),
+  };
+}
+
+/** Uploads the sample catalogue and runs it to completion; answers the finished job. */
+export async function processSample(p: Platform, token: string): Promise<Json> {
+  scriptFullRun(llm(p));
+  const res = await post(p, token, "/api/rag/documents/upload", {
+    pdf_base64: encodeBase64(await sampleCatalogue()),
+    filename: "catalogue.pdf",
+  });
+  if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

@@ -1,0 +1,136 @@
+/**
+ * The pricing corpus: Pricing documents written the ways suppliers write them
+ * (tests/fixtures/pricing_corpus/*.toml), each with the proposal a careful human pricer would give.
+ *
+ * A case is one small document set (a price list, a promotion, a rule...) and the lookups made
+ * against it. For every document the KB gate (checkPriceDocument) must answer as stated (ok by
+ * default; `ingest_errors` / `ingest_warnings` are substrings that must appear). For every lookup
+ * the proposal must match the stated fields; `warnings` are substrings each found in some warning.
+ * Whatever the expected confidence, a low one must come with every number null: never a guess.
+ */
+import assert from "node:assert/strict";
+import { parse as parseToml } from "smol-toml";
+import { checkPriceDocument } from "../../packages/shared/kb/pricing.ts";
+import {
+  lookupPrice,
+  parsePriceDocuments,
+  type PriceDocType,
+  type PriceDocumentInput,
+} from "../../packages/shared/pricing/mod.ts";
+
+interface CorpusDoc {
+  id: string;
+  type: PriceDocType;
+  title: string;
+  content: string;
+  ingest_ok?: boolean;
+  ingest_errors?: string[];
+  ingest_warnings?: string[];
+}
+
+interface CorpusLookup {
+  sku?: string;
+  product_name?: string;
+  manufacturer?: string;
+  quantity?: number;
+  unit?: string;
+  today?: string;
+  list_price?: number;
+  discount_percent?: number;
+  final_unit_price?: number;
+  total?: number;
+  currency?: string;
+  unit_priced?: string;
+  confidence: "high" | "medium" | "low";
+  warnings?: string[];
+  no_warnings?: boolean;
+}
+
+interface CorpusCase {
+  name: string;
+  today?: string;
+  doc: CorpusDoc[];
+  lookup?: CorpusLookup[];
+}
+
+const dir = new URL("../fixtures/pricing_corpus/", import.meta.url);
+const files = [...Deno.readDirSync(dir)].filter((f) => f.name.endsWith(".toml")).map((f) => f.name).sort();
+const corpus: Array<{ file: string; today: string; c: CorpusCase }> = [];
+for (const file of files) {
+  const data = parseToml(Deno.readTextFileSync(new URL(file, dir))) as unknown as {
+    today: string;
+    case: CorpusCase[];
+  };
+  for (const c of data.case) corpus.push({ file, today: c.today ?? data.today, c });
+}
+
+const docCount = corpus.reduce((n, x) => n + x.c.doc.length, 0);
+const lookupCount = corpus.reduce((n, x) => n + (x.c.lookup?.length ?? 0), 0);
+
+Deno.test(`pricing corpus: at least 60 documents (${docCount} documents, ${lookupCount} lookups)`, () => {
+  assert.ok(docCount >= 60, `only ${docCount} documents`);
+  assert.ok(corpus.every((x) => x.c.doc.length > 0));
+  assert.ok(
+    corpus.every((x) =>
+      (x.c.lookup?.length ?? 0) > 0 || x.c.doc.some((d) =>
+        d.ingest_ok === false ||
+        d.ingest_warnings?.length
+      )
+    ),
+    "every case asserts something",
+  );
+});
+
+function includesAll(haystack: readonly string[], needles: readonly string[] | undefined, what: string) {
+  for (const n of needles ?? []) {
+    assert.ok(
+      haystack.some((h) => h.toLowerCase().includes(n.toLowerCase())),
+      `${what}: expected one containing "${n}" in ${JSON.stringify(haystack, null, 1)}`,
+    );
+  }
+}
+
+for (const { file, today, c } of corpus) {
+  Deno.test(`pricing corpus ${file}: ${c.name}`, () => {
+    for (const d of c.doc) {
+      const r = checkPriceDocument(d.type, d.content);
+      const ok = d.ingest_ok ?? true;
+      assert.equal(r.ok, ok, `ingest of ${d.id}: ${JSON.stringify(r)}`);
+      if (!r.ok) includesAll(r.errors, d.ingest_errors, `ingest errors of ${d.id}`);
+      includesAll(r.warnings, d.ingest_warnings, `ingest warnings of ${d.id}`);
+    }
+    const docs: PriceDocumentInput[] = c.doc.map((d) => ({
+      id: d.id,
+      title: d.title,
+      price_doc_type: d.type,
+      content: d.content,
+    }));
+    const parsed = parsePriceDocuments(docs);
+    for (const [i, l] of (c.lookup ?? []).entries()) {
+      const { proposal: p, hints } = lookupPrice({
+        product_name: l.product_name ?? "",
+        sku: l.sku ?? null,
+        manufacturer: l.manufacturer ?? null,
+        quantity: l.quantity ?? null,
+        unit: l.unit ?? null,
+        today: l.today ?? today,
+      }, parsed);
+      const label = `lookup ${i + 1} (${l.sku ?? l.product_name}): ${JSON.stringify(p, null, 1)}`;
+      assert.equal(p.confidence, l.confidence, label);
+      if (p.confidence === "low") {
+        for (const k of ["list_price", "discount_percent", "final_unit_price", "total"] as const) {
+          assert.equal(p[k], null, `low confidence, ${k} must be null; ${label}`);
+        }
+        assert.ok(p.warnings.length > 0, `a low-confidence proposal explains itself; ${label}`);
+      } else {
+        assert.notEqual(p.final_unit_price, null, label);
+      }
+      for (const k of ["list_price", "discount_percent", "final_unit_price", "total", "currency"] as const) {
+        if (l[k] !== undefined) assert.equal(p[k], l[k], `${k}; ${label}`);
+      }
+      if (l.unit_priced !== undefined) assert.equal(hints.unit_priced, l.unit_priced, `unit; ${label}`);
+      includesAll(p.warnings, l.warnings, label);
+      if (l.no_warnings) assert.deepEqual(p.warnings, [], label);
+    }
+  });
+}
