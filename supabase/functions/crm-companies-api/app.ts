@@ -10,11 +10,18 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { pageRange, paginationSchema } from "@shared/http/pagination.ts";
+import {
+  createCompany,
+  deleteCompany,
+  getCompany,
+  linkContact,
+  listCompanies,
+  unlinkContact,
+  updateCompany,
+} from "@shared/crm/companies.ts";
 import { db, platformRoles } from "@shared/auth/context.ts";
-import { one, page } from "@shared/supabase/postgrest.ts";
 import {
   CompanyListQuery,
-  companySearchFilter,
   CreateCompanyBody,
   LinkCompanyContactBody,
   UpdateCompanyBody,
@@ -30,18 +37,15 @@ import {
 } from "@shared/crm/responses.ts";
 
 const CRM_ROLES = ["admin", "manager", "factory"];
-const LINK = "id, company_id, contact_id, role, is_primary, notes, created_at";
-const COMPANY_WITH_CONTACTS = `*, crm_company_contacts(${LINK}, crm_contacts(*))`;
 const tags = ["CRM companies"];
 
 const app = createFunctionApp("crm-companies-api");
 app.use("*", platformRoles(CRM_ROLES));
 
-const route = createRoute;
 const Id = z.object({ id: Uuid });
 
 app.openapi(
-  route({
+  createRoute({
     method: "post",
     path: "/",
     tags,
@@ -50,14 +54,12 @@ app.openapi(
     responses: { ...okJson("The company", 201, dataOf(CompanyRow)), ...errorResponses },
   }),
   async (c) => {
-    const body = c.req.valid("json");
-    const data = one(await db(c).from("crm_companies").insert(body).select("*").single(), "Company");
-    return c.json({ data }, 201);
+    return c.json({ data: await createCompany(db(c), c.req.valid("json")) }, 201);
   },
 );
 
 app.openapi(
-  route({
+  createRoute({
     method: "get",
     path: "/",
     tags,
@@ -67,18 +69,12 @@ app.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const [from, to] = pageRange(q);
-    let query = db(c).from("crm_companies").select("*", { count: "exact" });
-    // The search term is escaped and quoted (see companySearchFilter): it cannot add filters.
-    if (q.search) query = query.or(companySearchFilter(q.search));
-    const r = await query.order("created_at", { ascending: false }).order("id", { ascending: false })
-      .range(from, to);
-    return c.json(page(r), 200);
+    return c.json(await listCompanies(db(c), pageRange(q), q.search), 200);
   },
 );
 
 app.openapi(
-  route({
+  createRoute({
     method: "get",
     path: "/{id}",
     tags,
@@ -87,17 +83,12 @@ app.openapi(
     responses: { ...okJson("The company", 200, dataOf(CompanyWithContacts)), ...errorResponses },
   }),
   async (c) => {
-    const { id } = c.req.valid("param");
-    const data = one(
-      await db(c).from("crm_companies").select(COMPANY_WITH_CONTACTS).eq("id", id).maybeSingle(),
-      "Company",
-    );
-    return c.json({ data }, 200);
+    return c.json({ data: await getCompany(db(c), c.req.valid("param").id) }, 200);
   },
 );
 
 app.openapi(
-  route({
+  createRoute({
     method: "patch",
     path: "/{id}",
     tags,
@@ -106,18 +97,12 @@ app.openapi(
     responses: { ...okJson("The company", 200, dataOf(CompanyRow)), ...errorResponses },
   }),
   async (c) => {
-    const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const data = one(
-      await db(c).from("crm_companies").update(body).eq("id", id).select("*").maybeSingle(),
-      "Company",
-    );
-    return c.json({ data }, 200);
+    return c.json({ data: await updateCompany(db(c), c.req.valid("param").id, c.req.valid("json")) }, 200);
   },
 );
 
 app.openapi(
-  route({
+  createRoute({
     method: "delete",
     path: "/{id}",
     tags,
@@ -127,14 +112,13 @@ app.openapi(
     responses: { ...okJson("Deleted", 200, Success), ...errorResponses },
   }),
   async (c) => {
-    const { id } = c.req.valid("param");
-    one(await db(c).from("crm_companies").delete().eq("id", id).select("id").maybeSingle(), "Company");
+    await deleteCompany(db(c), c.req.valid("param").id);
     return c.json({ success: true as const }, 200);
   },
 );
 
 app.openapi(
-  route({
+  createRoute({
     method: "post",
     path: "/{id}/contacts",
     tags,
@@ -143,23 +127,13 @@ app.openapi(
     responses: { ...okJson("The link", 201, dataOf(CompanyContactLink)), ...errorResponses },
   }),
   async (c) => {
-    const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const client = db(c);
-    // Both ends must be visible: the insert policy says so too, but this names the missing one.
-    one(await client.from("crm_companies").select("id").eq("id", id).maybeSingle(), "Company");
-    one(await client.from("crm_contacts").select("id").eq("id", body.contact_id).maybeSingle(), "Contact");
-    const data = one(
-      await client.from("crm_company_contacts").insert({ ...body, company_id: id })
-        .select(`${LINK}, crm_contacts(*)`).single(),
-      "Company contact",
-    );
+    const data = await linkContact(db(c), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ data }, 201);
   },
 );
 
 app.openapi(
-  route({
+  createRoute({
     method: "delete",
     path: "/{companyId}/contacts/{relationshipId}",
     tags,
@@ -169,11 +143,7 @@ app.openapi(
   }),
   async (c) => {
     const { companyId, relationshipId } = c.req.valid("param");
-    one(
-      await db(c).from("crm_company_contacts").delete().eq("id", relationshipId).eq("company_id", companyId)
-        .select("id").maybeSingle(),
-      "Company contact",
-    );
+    await unlinkContact(db(c), companyId, relationshipId);
     return c.json({ success: true as const }, 200);
   },
 );
