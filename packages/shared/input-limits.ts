@@ -85,14 +85,16 @@ export class BodyTooLarge extends Error {
 }
 
 /**
- * Reads a request body as UTF-8 text, refusing it (BodyTooLarge) as soon as it exceeds `limit`
- * bytes, whether or not Content-Length announced it.
+ * Reads a body stream as UTF-8 text, calling `tooLarge()` (and throwing what it returns) as soon
+ * as it exceeds `limit` bytes. Shared by request bodies here and fetched responses (net/safe_fetch.ts).
  */
-export async function readTextCapped(req: Request, limit = MAX_JSON_BODY_BYTES): Promise<string> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge(limit);
-  if (!req.body) return "";
-  const reader = req.body.getReader();
+export async function readStreamTextCapped(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<string> {
+  if (!body) return "";
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -101,7 +103,7 @@ export async function readTextCapped(req: Request, limit = MAX_JSON_BODY_BYTES):
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new BodyTooLarge(limit);
+      throw tooLarge();
     }
     chunks.push(value);
   }
@@ -112,4 +114,14 @@ export async function readTextCapped(req: Request, limit = MAX_JSON_BODY_BYTES):
     offset += c.byteLength;
   }
   return new TextDecoder().decode(all);
+}
+
+/**
+ * Reads a request body as UTF-8 text, refusing it (BodyTooLarge) as soon as it exceeds `limit`
+ * bytes, whether or not Content-Length announced it.
+ */
+export async function readTextCapped(req: Request, limit = MAX_JSON_BODY_BYTES): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge(limit);
+  return await readStreamTextCapped(req.body, limit, () => new BodyTooLarge(limit));
 }

@@ -12,6 +12,7 @@
  * answering differently within the TTL (rebinding) is not caught; Deno's fetch cannot be pinned
  * to an address without losing TLS name checks.
  */
+import { readStreamTextCapped } from "../input-limits.ts";
 
 export class UnsafeUrlError extends Error {
   constructor(message: string) {
@@ -148,30 +149,6 @@ export async function checkUrl(raw: string, resolve = defaultResolve): Promise<U
   return url;
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new UnsafeUrlError(`The response is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
-}
-
 export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promise<SafeResponse> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const maxRedirects = opts.maxRedirects ?? 3;
@@ -194,7 +171,12 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
         }
         continue;
       }
-      const text = await readCapped(res, opts.maxBytes ?? 1024 * 1024);
+      const maxBytes = opts.maxBytes ?? 1024 * 1024;
+      const text = await readStreamTextCapped(
+        res.body,
+        maxBytes,
+        () => new UnsafeUrlError(`The response is larger than ${maxBytes} bytes`),
+      );
       return {
         status: res.status,
         headers: Object.fromEntries(res.headers),
