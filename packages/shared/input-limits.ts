@@ -93,7 +93,16 @@ export async function readStreamTextCapped(
   limit: number,
   tooLarge: () => Error,
 ): Promise<string> {
-  if (!body) return "";
+  return new TextDecoder().decode(await readStreamBytesCapped(body, limit, tooLarge));
+}
+
+/** Reads a body stream as bytes, with the same cap as readStreamTextCapped (gzip files, images). */
+export async function readStreamBytesCapped(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -113,7 +122,7 @@ export async function readStreamTextCapped(
     all.set(c, offset);
     offset += c.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }
 
 /**

@@ -19,9 +19,19 @@ import { kbSearchRoutes } from "./routes/kb_search.ts";
 import { ragJobRoutes } from "./routes/rag_jobs.ts";
 import { pipelineRoutes } from "./routes/pipeline.ts";
 import { adminJobRoutes } from "./routes/admin_jobs.ts";
+import { adminPromptRoutes } from "./routes/admin_prompts.ts";
+import { adminSystemRoutes } from "./routes/admin_system.ts";
 import { ragDocumentRoutes } from "./routes/rag_documents.ts";
 import { monitoringRoutes } from "./routes/monitoring.ts";
 import { duplicateRoutes } from "./routes/duplicates.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { agentRunRoutes } from "./routes/agent_runs.ts";
+import { ragSearchRoutes } from "./routes/rag_search.ts";
+import { scrapingRoutes } from "./routes/scraping.ts";
+import { imageRoutes } from "./routes/images.ts";
+import { clipRoutes } from "./routes/clip.ts";
+import { aiServiceRoutes } from "./routes/ai_services.ts";
+import { llmRoutes } from "./routes/llm.ts";
 import { BUILT_ACTIONS, unbuiltRoutes } from "./routes/unbuilt.ts";
 import { applyBilling } from "./billing.ts";
 
@@ -44,9 +54,19 @@ export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> 
   app.route("/", ragJobRoutes());
   app.route("/", pipelineRoutes());
   app.route("/", adminJobRoutes());
+  app.route("/", adminPromptRoutes());
+  app.route("/", adminSystemRoutes());
   app.route("/", ragDocumentRoutes());
   app.route("/", monitoringRoutes());
   app.route("/", duplicateRoutes());
+  app.route("/", searchRoutes());
+  app.route("/", agentRunRoutes());
+  app.route("/", ragSearchRoutes());
+  app.route("/", scrapingRoutes());
+  app.route("/", imageRoutes());
+  app.route("/", clipRoutes());
+  app.route("/", aiServiceRoutes());
+  app.route("/", llmRoutes());
   app.route("/", unbuiltRoutes());
 
   app.get("/health", (c) =>

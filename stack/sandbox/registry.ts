@@ -8,6 +8,11 @@ import { AnthropicStandIn } from "./providers/anthropic.ts";
 import { PLATFORM_DASHBOARD_PRICES, StripeStandIn } from "./providers/stripe.ts";
 import { ResendStandIn } from "./providers/resend.ts";
 import { TWILIO_SANDBOX_TOKEN, TwilioStandIn } from "./providers/twilio.ts";
+import { WorldLabsStandIn } from "./providers/worldlabs.ts";
+import { DATAFORSEO_SANDBOX_PASSWORD, DataForSeoStandIn } from "./providers/dataforseo.ts";
+import { LateStandIn } from "./providers/late.ts";
+import { ImagesStandIn } from "./providers/images.ts";
+import { JinaStandIn } from "./providers/jina.ts";
 
 export interface ProviderDefinition {
   /** Route prefix on the sandbox server (/anthropic/...) and the name tests look it up by. */
@@ -46,6 +51,11 @@ export interface StandIns {
   stripe: StripeStandIn;
   resend: ResendStandIn;
   twilio: TwilioStandIn;
+  worldlabs: WorldLabsStandIn;
+  late: LateStandIn;
+  images: ImagesStandIn;
+  jina: JinaStandIn;
+  dataforseo: DataForSeoStandIn;
 }
 
 export const PROVIDERS: ProviderDefinition[] = [
@@ -99,5 +109,56 @@ export const PROVIDERS: ProviderDefinition[] = [
       return { TWILIO_ACCOUNT_SID: tw.accountSid };
     },
     create: () => new TwilioStandIn(),
+  },
+  {
+    name: "worldlabs",
+    title: "World Labs Marble API (3D worlds)",
+    keyEnv: "WORLDLABS_API_KEY",
+    // packages/shared/worlds/provider.ts reads it (there is no official TypeScript SDK).
+    baseUrlEnv: "WORLDLABS_BASE_URL",
+    placeholderKey: "wlt_sandbox_local_placeholder",
+    create: () => new WorldLabsStandIn(),
+  },
+  {
+    name: "dataforseo",
+    title: "DataForSEO keyword data and SERP API",
+    // Basic auth login:password; packages/shared/seo/dataforseo.ts reads all three variables.
+    keyEnv: "DATAFORSEO_PASSWORD",
+    baseUrlEnv: "DATAFORSEO_BASE_URL",
+    placeholderKey: DATAFORSEO_SANDBOX_PASSWORD,
+    connect: (standIn) => ({ DATAFORSEO_LOGIN: (standIn as DataForSeoStandIn).login }),
+    create: () => new DataForSeoStandIn(),
+  },
+  {
+    name: "late",
+    title: "Late / Zernio social publishing API (accounts and posts below)",
+    keyEnv: "LATE_API_KEY",
+    // packages/shared/social/late.ts reads it (the API has no base-URL variable of its own).
+    baseUrlEnv: "LATE_BASE_URL",
+    placeholderKey: "sk_late_sandbox_local_placeholder",
+    connect: (standIn, platformUrl) => {
+      const late = standIn as LateStandIn;
+      late.webhookUrl = `${platformUrl}/functions/v1/social-webhook-handler`;
+      return { LATE_WEBHOOK_SECRET: late.webhookSecret };
+    },
+    create: () => new LateStandIn(),
+  },
+  {
+    name: "images",
+    title: "Image generation (OpenAI Images API shape)",
+    keyEnv: "IMAGE_API_KEY",
+    // packages/shared/social/images.ts appends /images/generations to it.
+    baseUrlEnv: "IMAGE_API_BASE_URL",
+    placeholderKey: "sk-images-sandbox-local-placeholder",
+    create: () => new ImagesStandIn(),
+  },
+  {
+    name: "jina",
+    title: "Jina embeddings API (CLIP image/text embeddings)",
+    keyEnv: "CLIP_API_KEY",
+    // packages/shared/embeddings/clip.ts posts to {CLIP_BASE_URL}/v1/embeddings.
+    baseUrlEnv: "CLIP_BASE_URL",
+    placeholderKey: "jina_sandbox_local_placeholder",
+    create: () => new JinaStandIn(),
   },
 ];

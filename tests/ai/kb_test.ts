@@ -170,13 +170,16 @@ platformTest("kb_search filters: category, published only, access levels, thresh
     query: "grout",
     search_types: ["kb_docs", "products"],
   });
-  assert.deepEqual(mixed.skipped_search_types, ["products"]);
-  const unbuilt = await gateway(p, t.owner.accessToken, "search_knowledge_base", {
+  // Every search type is served (tests/rag/search_test.ts covers products, entities and chunks).
+  assert.equal(mixed.skipped_search_types, undefined);
+  assert.deepEqual(mixed.search_types, ["kb_docs", "products"]);
+  const entities = await gateway(p, t.owner.accessToken, "search_knowledge_base", {
     workspace_id: t.ws,
     query: "grout",
     search_types: ["entities"],
   });
-  assert.equal(unbuilt.status, 501);
+  assert.equal(entities.status, 200);
+  assert.deepEqual(entities.body.data.results, [], "no processed documents in this workspace");
 });
 
 platformTest("attachments link documents and products of one workspace", async (p) => {

@@ -1232,6 +1232,35 @@ const RPC_ATTACKS: Record<
   merge_products: (w) => ({ args: { p_target: w.products.c, p_sources: [w.products.d] }, status: 404 }),
   owns_quote_request: (w) => ({ args: { p_request_id: w.request }, status: 200, check: false }),
   undo_merge: (w) => ({ args: { p_history_id: w.historyId }, status: 404 }),
+  // RAG search (SECURITY DEFINER with the pipeline_documents visibility rule; tests/rag/ seeds
+  // victim documents and checks results in depth): nothing of the victim's workspace.
+  rag_search_chunks: (w) => ({
+    args: {
+      p_query_text: "Keraflex",
+      p_query_embedding: `[${Array(1024).fill(0.01).join(",")}]`,
+      p_workspace_id: w.t.ws,
+    },
+    status: 200,
+    check: [],
+  }),
+  rag_search_images: (w) => ({
+    args: { p_visual: `[${Array(768).fill(0.01).join(",")}]`, p_workspace_id: w.t.ws },
+    status: 200,
+    check: [],
+  }),
+  rag_search_records: (w) => ({
+    args: {
+      p_workspace_id: w.t.ws,
+      p_query_text: "Keraflex",
+      p_types: ["products", "entities"],
+      p_threshold: 0,
+    },
+    status: 200,
+    check: [],
+  }),
+  rag_tsquery: () => ({ args: { p_text: "oak floor" }, status: 200 }),
+  rag_tsquery_most: () => ({ args: { p_text: "oak floor plank" }, status: 200 }),
+  rag_stop_words: () => ({ args: {}, status: 200 }),
   // SECURITY INVOKER (RLS decides)
   crm_row_visible: (w) => ({ args: { owner: w.t.owner.id }, status: 200, check: false }),
   kb_hybrid_search: (w) => ({

@@ -51,10 +51,15 @@ const a = (
 
 const admin = { access: "platform_admin" as const };
 
-/** rag_search is a visual search (1 credit) when it searches by image, else a text search (0.5). */
+/**
+ * rag_search is a visual search (1 credit) when it searches the image spaces (strategy visual or
+ * multi_vector, or an image given), else a text search (0.5).
+ */
 function ragSearchCost(p: Payload): CostKey {
   const strategy = typeof p.strategy === "string" ? p.strategy.toLowerCase() : "";
-  return strategy === "visual" || strategy === "image" || p.image_url != null || p.image_base64 != null
+  return strategy === "visual" || strategy === "image" || strategy === "multi_vector" ||
+      p.image_url != null ||
+      p.image_base64 != null || p.image_id != null || p.image_embedding != null
     ? "visual_search"
     : "rag_text_search";
 }

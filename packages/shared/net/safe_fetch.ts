@@ -12,7 +12,7 @@
  * answering differently within the TTL (rebinding) is not caught; Deno's fetch cannot be pinned
  * to an address without losing TLS name checks.
  */
-import { readStreamTextCapped } from "../input-limits.ts";
+import { readStreamBytesCapped } from "../input-limits.ts";
 
 export class UnsafeUrlError extends Error {
   constructor(message: string) {
@@ -33,6 +33,14 @@ export interface SafeFetchOptions {
   /** Name resolution (tests inject one); default Deno.resolveDns for A and AAAA. */
   resolve?: (host: string) => Promise<string[]>;
   fetch?: typeof fetch;
+  /**
+   * Hosts exempt from the public-address check, as `host` (any port) or `host:port`: only what
+   * configuration names on purpose (a test's local site, an intranet a deployment trusts). Every
+   * other hop, redirects from an allowed host included, is checked as usual.
+   */
+  allowHosts?: readonly string[];
+  /** `bytes`: the body is returned undecoded in `bytes` (gzip files); default text in `body`. */
+  responseType?: "text" | "bytes";
 }
 
 export interface SafeResponse {
@@ -41,6 +49,8 @@ export interface SafeResponse {
   body: string;
   url: string;
   redirects: number;
+  /** The raw body when responseType is `bytes` (then `body` is ""). */
+  bytes?: Uint8Array;
 }
 
 const BLOCKED_NAMES = /(^|\.)(localhost|localdomain|internal|local)$|^metadata(\.google\.internal)?$/i;
@@ -149,6 +159,27 @@ export async function checkUrl(raw: string, resolve = defaultResolve): Promise<U
   return url;
 }
 
+/** The URL when its host is one `allow` names (host, or host:port), else null; http(s) only. */
+export function allowedHost(raw: string, allow: readonly string[] | undefined): URL | null {
+  if (!allow?.length) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+  if (url.username || url.password) return null;
+  const host = url.hostname.toLowerCase();
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return allow.some((a) => {
+      const entry = a.trim().toLowerCase();
+      return entry !== "" && (entry === host || entry === `${host}:${port}`);
+    })
+    ? url
+    : null;
+}
+
 export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promise<SafeResponse> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const maxRedirects = opts.maxRedirects ?? 3;
@@ -159,7 +190,7 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
   let url = raw;
   try {
     for (let hop = 0;; hop++) {
-      const target = await checkUrl(url, opts.resolve);
+      const target = allowedHost(url, opts.allowHosts) ?? await checkUrl(url, opts.resolve);
       const res = await doFetch(target, { method, headers: opts.headers, body, redirect: "manual", signal });
       if (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
         await res.body?.cancel();
@@ -172,17 +203,19 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
         continue;
       }
       const maxBytes = opts.maxBytes ?? 1024 * 1024;
-      const text = await readStreamTextCapped(
+      const bytes = await readStreamBytesCapped(
         res.body,
         maxBytes,
         () => new UnsafeUrlError(`The response is larger than ${maxBytes} bytes`),
       );
+      const raw = opts.responseType === "bytes";
       return {
         status: res.status,
         headers: Object.fromEntries(res.headers),
-        body: text,
+        body: raw ? "" : new TextDecoder().decode(bytes),
         url: target.toString(),
         redirects: hop,
+        ...(raw ? { bytes } : {}),
       };
     }
   } catch (err) {

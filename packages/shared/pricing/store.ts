@@ -86,6 +86,19 @@ export async function storePriceEntries(db: SupabaseClient, doc: KbPriceDoc): Pr
   return { action: "parsed", entry_count: row.entries.length, issue_count: row.issues.length };
 }
 
+/**
+ * The price_entries row storePriceEntries would write for a document, or null when the document
+ * is not priced - for writers that store it in the same transaction as the document
+ * (kb_upsert_document's p_price, services/ai-backend/kb/store.ts).
+ */
+export function priceEntriesRow(
+  doc: KbPriceDoc & { content_hash: string },
+): ReturnType<typeof parsedRow> | null {
+  const priced = isPriceDocType(doc.price_doc_type) &&
+    (doc.category_slug === undefined || doc.category_slug === null || doc.category_slug === "pricing");
+  return priced ? parsedRow(doc, doc.content_hash) : null;
+}
+
 function parsedRow(doc: KbPriceDoc, hash: string) {
   const parsed = parsePriceDocument({
     id: doc.id,

@@ -5,7 +5,9 @@
  * goes to the validation model (classification_validation_model), whose answer is final. An
  * image is kept (material_images, the next stage's input) when its category is one the
  * extraction keeps (focused extraction: material only by default) and its final confidence
- * reaches the threshold; `all` or focused_extraction false keeps every image.
+ * reaches the threshold; `all` or focused_extraction false keeps every image. The two system
+ * prompts are ai_prompts' classify-images/image_classification and image_validation
+ * (pipeline/prompts.ts: editable by platform admins, the code default as fallback).
  */
 import { z } from "zod";
 import { encodeBase64 } from "./base64.ts";
@@ -30,10 +32,6 @@ const verdict = z.object({
   confidence: z.number().min(0).max(1),
 });
 
-const SYSTEM = "You classify images from building-materials catalogues. Answer with one JSON object " +
-  `{"category": one of ${IMAGE_CATEGORIES.map((c) => `"${c}"`).join(", ")}, "confidence": 0..1}. ` +
-  "`material` is a photo or swatch of a product's material or surface.";
-
 export async function classifyImages(
   ctx: StageContext,
   input: { extracted_images: ExtractedImage[] },
@@ -43,19 +41,21 @@ export async function classifyImages(
   const keep = keptCategories(ctx.options);
   const threshold = ctx.ai.classification_confidence_threshold;
   const out: ClassifyOutput = { material_images: [], non_material_images: [] };
+  const primarySystem = await ctx.prompt("classify-images/image_classification");
+  const validationSystem = await ctx.prompt("classify-images/image_validation");
   // One image at a time: model calls are ordered, so a run is reproducible.
   for (const image of input.extracted_images) {
     const raster = pixels.get(image.filename);
     if (!raster) throw new Error(`classify-images: ${image.filename} is not in the PDF`);
     const png = encodeBase64(await encodePng(raster));
-    const ask = (model: string, note: string) =>
+    const ask = (model: string, system: string, note: string) =>
       callJson(
         ctx.llm(),
         {
           model,
           temperature: ctx.ai.classification_temperature,
           maxTokens: ctx.ai.classification_max_tokens,
-          system: SYSTEM,
+          system,
           content: [
             { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
             { type: "text", text: `Image ${image.filename} from page ${image.page_number}.${note}` },
@@ -65,11 +65,12 @@ export async function classifyImages(
         `Image classification of ${image.filename}`,
         ctx.track,
       );
-    let v = await ask(ctx.ai.classification_primary_model, "");
+    let v = await ask(ctx.ai.classification_primary_model, primarySystem, "");
     let validated = false;
     if (v.confidence < threshold) {
       v = await ask(
         ctx.ai.classification_validation_model,
+        validationSystem,
         ` A first model said ${v.category} with confidence ${v.confidence}; check it.`,
       );
       validated = true;

@@ -11,6 +11,7 @@ import type { ImageEmbeddingProvider } from "@shared/embeddings/image.ts";
 import type { AiConfig, PipelineOptions } from "./config.ts";
 import type { ParsedPdf } from "./document.ts";
 import type { ModelCall } from "./llm.ts";
+import type { PromptKey } from "./prompts.ts";
 
 export interface JobRow {
   id: string;
@@ -41,6 +42,8 @@ export interface StageContext {
   imageEmbeddings: ImageEmbeddingProvider;
   pdf: () => Promise<ParsedPdf>;
   signal: AbortSignal;
+  /** The system prompt of a model call: ai_prompts' current version, or the code default. */
+  prompt: (key: PromptKey) => Promise<string>;
   /** Records a model call of the running stage (AI tracking). */
   track: (call: ModelCall) => Promise<void>;
 }

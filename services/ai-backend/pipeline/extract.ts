@@ -2,7 +2,8 @@
  * Stage 0, extract (progress 0-10): reads the PDF (text per page, embedded images), records the
  * document, and discovers its products with the discovery model: each product's name and page
  * range, and which pages are index pages (contents, indexes) that chunking skips. Products are
- * upserted on (document_id, name), so a re-run finds the same rows.
+ * upserted on (document_id, name), so a re-run finds the same rows. The discovery system prompt is
+ * ai_prompts' extract/product_discovery (pipeline/prompts.ts).
  */
 import { z } from "zod";
 import { callJson } from "./llm.ts";
@@ -39,10 +40,6 @@ const discoveryReply = z.object({
   index_pages: z.array(z.number().int().min(1)).default([]),
 });
 
-const SYSTEM = "You find the products in a building-materials catalogue. Answer with one JSON object " +
-  '{"products":[{"name":string,"page_start":number,"page_end":number}],"index_pages":[number]}: every ' +
-  "product with the pages it is described on, and the pages that are only a table of contents or an index.";
-
 export async function extract(ctx: StageContext): Promise<ExtractOutput> {
   const pdf = await ctx.pdf();
   const pageCount = pdf.pages.length;
@@ -64,7 +61,7 @@ export async function extract(ctx: StageContext): Promise<ExtractOutput> {
       model: ctx.ai.discovery_model,
       temperature: ctx.ai.discovery_temperature,
       maxTokens: ctx.ai.discovery_max_tokens,
-      system: SYSTEM,
+      system: await ctx.prompt("extract/product_discovery"),
       content: [{ type: "text", text }],
     },
     discoveryReply,

@@ -2,7 +2,8 @@
  * Stage 4, extract-metadata (progress 50-60): the metadata model reads each product's pages and
  * answers its attributes (dimensions, colors, patterns, materials, finishes, applications,
  * certifications and any others it finds); each product row's metadata is replaced with them,
- * so a re-run writes the same values again.
+ * so a re-run writes the same values again. The system prompt is ai_prompts'
+ * extract-metadata/product_metadata (pipeline/prompts.ts).
  */
 import { z } from "zod";
 import { callJson } from "./llm.ts";
@@ -24,15 +25,12 @@ const metadataReply = z.object({
   certifications: listOf,
 }).catchall(z.unknown());
 
-const SYSTEM = "You extract product attributes from a building-materials catalogue. Answer with one JSON " +
-  "object with the lists dimensions, colors, patterns, materials, finishes, applications, " +
-  "certifications (strings; empty when absent) and any other attribute you find as a key.";
-
 export async function extractMetadata(
   ctx: StageContext,
   input: { document_id: string; product_ids: string[]; products: DiscoveredProduct[]; pdf_text: string[] },
 ): Promise<MetadataOutput> {
   const out: MetadataOutput = { products: [] };
+  const system = await ctx.prompt("extract-metadata/product_metadata");
   for (const product of input.products.filter((p) => input.product_ids.includes(p.id))) {
     const pages = input.pdf_text.slice(product.page_start - 1, product.page_end)
       .map((t, i) => `--- Page ${product.page_start + i} ---\n${t}`).join("\n\n");
@@ -42,7 +40,7 @@ export async function extractMetadata(
         model: ctx.ai.metadata_extraction_model,
         temperature: ctx.ai.metadata_temperature,
         maxTokens: ctx.ai.metadata_max_tokens,
-        system: SYSTEM,
+        system,
         content: [{ type: "text", text: `Product: ${product.name}\n\n${pages}` }],
       },
       metadataReply,

@@ -34,6 +34,8 @@ import { saveImagesDb } from "./save_images_db.ts";
 import { extractMetadata } from "./extract_metadata.ts";
 import { createChunks } from "./create_chunks.ts";
 import { createRelationships } from "./create_relationships.ts";
+import { refundFailedJob } from "./refund.ts";
+import { promptReader } from "./prompts.ts";
 
 export interface PipelineDeps {
   /** Service-role client: the route has authorised the caller before a run starts. */
@@ -206,6 +208,7 @@ export async function runJob(deps: PipelineDeps, jobId: string, req: RunRequest 
         return parsePdf(new Uint8Array(await res.data.arrayBuffer()));
       })(),
     signal,
+    prompt: promptReader(db),
     track: async (call) => {
       const { error } = await db.from("ai_job_model_calls").insert({
         job_id: job.id,
@@ -309,8 +312,21 @@ async function finish(
   const patch: Record<string, unknown> = { status, message };
   if (status === "completed") Object.assign(patch, { progress: 100, completed_at: new Date().toISOString() });
   if (status === "failed") Object.assign(patch, { error: message, current_stage: stage ?? null });
-  return check(
+  const job = check(
     await db.from("ai_jobs").update(patch).eq("id", jobId).select("*").single(),
     "Finishing the job",
+  ) as JobRow & { credit_transaction_id?: string | null };
+  if (status !== "failed") return job;
+  // A billed (upload-async) job that fails gets its charge back, once (refund.ts).
+  const r = await refundFailedJob(db, job, message);
+  if (r.outcome === "error") {
+    console.error(`pipeline: refunding failed job ${jobId} failed: ${r.error}`);
+    return job;
+  }
+  if (r.outcome !== "refunded") return job;
+  const metadata = { ...job.metadata, refund: { credits: r.credits, transaction_id: r.transaction_id } };
+  return check(
+    await db.from("ai_jobs").update({ metadata }).eq("id", jobId).select("*").single(),
+    "Recording the job's refund",
   ) as JobRow;
 }

@@ -54,8 +54,7 @@ export function kbDocumentRoutes() {
         ...body,
         category_id: body.category_id ?? null,
         source: "api",
-      });
-      await storePriceEntries(db(c), r.document);
+      }, { syncPrice: true });
       return c.json({ ...r, warnings }, 200);
     },
   );
@@ -87,8 +86,7 @@ export function kbDocumentRoutes() {
         price_doc_type: body.price_doc_type,
         source: "pdf",
         metadata: { ...body.metadata, pdf: { filename: body.filename ?? null, pages: pdf.pages } },
-      });
-      await storePriceEntries(db(c), r.document);
+      }, { syncPrice: true });
       return c.json({ ...r, pages: pdf.pages, warnings }, 200);
     },
   );

@@ -7,6 +7,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { requirePlatformRole, serviceDb } from "@shared/auth/context.ts";
 import { type Ctx, router } from "../env.ts";
 import { errorResponses, okJson } from "@shared/http/openapi.ts";
+import { clipOf } from "./clip.ts";
 
 const started = Date.now();
 
@@ -119,10 +120,17 @@ export function monitoringRoutes() {
       method: "get",
       path: "/api/embeddings/health",
       tags: ["Embeddings"],
-      summary: "The text embedding provider in use (CLIP embeddings are not configured)",
+      summary: "The text embedding provider in use and the CLIP provider's state (a remote one is probed)",
       responses: { ...okJson("Provider report"), ...errorResponses },
     }),
-    (c) => c.json({ status: "healthy", text_embeddings: provider(c), clip: { configured: false } }, 200),
+    async (c) => {
+      const clip = await clipOf(c).health();
+      return c.json({
+        status: clip.status === "healthy" ? "healthy" : "degraded",
+        text_embeddings: provider(c),
+        clip: { configured: true, ...clip },
+      }, 200);
+    },
   );
 
   return app;

@@ -17,10 +17,6 @@ const WHY: Partial<Record<ActionGroup, string>> = {
   admin: "admin system, data and maintenance actions are not built yet (the job API is)",
   admin_prompts: "prompt management is not built yet (it arrives with the AI services)",
   scraping: "scraping-session processing is not built yet",
-  images: "image analysis and visual search (vision and CLIP models) are not built yet",
-  embeddings: "CLIP image/text embeddings need a CLIP model, which is not configured in this backend",
-  ai_services: "the AI classification and validation services are not built yet",
-  direct_llm: "direct LLM actions are not built yet",
   search: "search suggestions and analytics are not built yet",
 };
 
@@ -32,6 +28,10 @@ export const BUILT_ACTIONS = new Set([
     .map(([name]) => name),
   "rag_get_job",
   "rag_list_jobs",
+  // Web scraping sessions (routes/scraping.ts).
+  "process_scraping_session",
+  "retry_scraping_session",
+  "get_scraping_session_status",
   // The PDF processing pipeline (routes/pipeline.ts).
   "rag_upload",
   "rag_resume_job",
@@ -50,6 +50,12 @@ export const BUILT_ACTIONS = new Set([
   "rag_health",
   "rag_stats",
   "rag_delete_document",
+  // Retrieval and grounded answers (routes/rag_search.ts).
+  "rag_search",
+  "rag_search_mmr",
+  "rag_search_advanced",
+  "rag_query",
+  "rag_chat",
   // Admin job API (routes/admin_jobs.ts).
   "admin_list_jobs",
   "admin_job_statistics",
@@ -62,6 +68,34 @@ export const BUILT_ACTIONS = new Set([
   "admin_job_products",
   "admin_delete_job",
   "embeddings_health",
+  // Search suggestions (routes/search.ts).
+  "search_recommendations",
+  "search_analytics",
+  "autocomplete",
+  "trending_searches",
+  "typo_correction",
+  "query_expansion",
+  "track_suggestion_click",
+  // Images, CLIP embeddings, AI services and direct LLM (routes/images.ts, clip.ts, ai_services.ts, llm.ts).
+  ...Object.entries(GATEWAY_ACTIONS).filter(([, s]) =>
+    s.group === "images" || s.group === "embeddings" || s.group === "ai_services" || s.group === "direct_llm"
+  ).map(([name]) => name),
+  // Admin system and data actions (routes/admin_system.ts).
+  "admin_system_health",
+  "admin_system_metrics",
+  "admin_export_data",
+  "admin_packages_status",
+  "admin_cleanup_data",
+  "admin_backup_data",
+  "admin_test_product",
+  "admin_process_ocr",
+  "admin_generate_product_embeddings",
+  // Admin prompts (routes/admin_prompts.ts).
+  "admin_prompts_list",
+  "admin_prompts_get",
+  "admin_prompts_update",
+  "admin_prompts_history",
+  "admin_prompts_test",
 ]);
 
 export function unbuiltRoutes() {

@@ -1,0 +1,129 @@
+/**
+ * The scheduler tick (background-agent-runner /cron, every minute from pg_cron):
+ *   sweep    runs left running/processing without a heartbeat for STALE_RUN_MINUTES (a crashed
+ *            worker) are failed and their credits refunded; never replayed (notifications and
+ *            model calls are not idempotent);
+ *   arm      enabled agents with a schedule but no next_run_at (new or changed) get their first
+ *            slot; a bad cron or timezone is written to schedule_error instead;
+ *   claim    agent_claim_due: one pending cron run per due slot, atomically (overlapping ticks
+ *            cannot double-run a slot); next_run_at advances from the slot before anything runs;
+ *   resume   pending runs older than PENDING_GRACE_SECONDS (queued by users, or chained runs
+ *            whose worker died) are claimed too;
+ *   run      every claimed run is dispatched, concurrently.
+ */
+import type { SupabaseClient } from "../supabase/clients.ts";
+import { rows } from "../supabase/postgrest.ts";
+import { advance, nextSlot } from "../flows/schedule.ts";
+import { errorMessage, refundRunCharge, type RunDeps, type RunOutcome, startPendingRuns } from "./runs.ts";
+
+export const STALE_RUN_MINUTES = 15;
+export const PENDING_GRACE_SECONDS = 120;
+
+export interface TickOutcome {
+  swept: number;
+  armed: number;
+  claimed: number;
+  resumed: number;
+  runs: RunOutcome[];
+}
+
+export async function sweepStaleRuns(service: SupabaseClient, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - STALE_RUN_MINUTES * 60_000).toISOString();
+  const closed = rows(
+    await service.from("agent_runs").update({
+      status: "failed",
+      error: `The run did not finish: no heartbeat for ${STALE_RUN_MINUTES} minutes (crashed or timed out)`,
+      completed_at: now.toISOString(),
+    }).in("status", ["running", "processing"]).lt("heartbeat_at", cutoff)
+      .select("id, agent_type, charge_transaction_id, credits_charged, credits_refunded"),
+    "Run",
+  ) as {
+    id: string;
+    agent_type: string;
+    charge_transaction_id: string | null;
+    credits_charged: string;
+    credits_refunded: boolean;
+  }[];
+  for (const r of closed) {
+    if (r.charge_transaction_id && !r.credits_refunded) {
+      await refundRunCharge(
+        service,
+        { ...r, charge_transaction_id: r.charge_transaction_id },
+        "run abandoned",
+      );
+    }
+  }
+  return closed.length;
+}
+
+export async function armSchedules(service: SupabaseClient, now: Date): Promise<number> {
+  const unarmed = rows(
+    await service.from("background_agents").select("id, schedule, timezone").eq("enabled", true)
+      .not("schedule", "is", null).is("next_run_at", null).is("schedule_error", null).limit(500),
+    "Agent",
+  ) as { id: string; schedule: string; timezone: string }[];
+  let armed = 0;
+  for (const a of unarmed) {
+    let patch: Record<string, unknown>;
+    try {
+      patch = { next_run_at: nextSlot(a.schedule, a.timezone, now).toISOString() };
+      armed++;
+    } catch (err) {
+      patch = { schedule_error: errorMessage(err) };
+    }
+    // Only while still unarmed and unchanged: a concurrent edit wins.
+    rows(
+      await service.from("background_agents").update(patch).eq("id", a.id).is("next_run_at", null)
+        .eq("schedule", a.schedule).eq("timezone", a.timezone),
+      "Agent",
+    );
+  }
+  return armed;
+}
+
+export async function tick(deps: RunDeps, now: Date): Promise<TickOutcome> {
+  const service = deps.service;
+  const swept = await sweepStaleRuns(service, now);
+  const armed = await armSchedules(service, now);
+  const claims = rows(
+    await service.rpc("agent_claim_due", { p_now: now.toISOString(), p_limit: 200 }),
+    "Agent schedule",
+  ) as { run_id: string; agent_id: string; scheduled_for: string }[];
+  if (claims.length) {
+    const agents = rows(
+      await service.from("background_agents").select("id, schedule, timezone")
+        .in("id", claims.map((c) => c.agent_id)),
+      "Agent",
+    ) as { id: string; schedule: string; timezone: string }[];
+    for (const claim of claims) {
+      const a = agents.find((x) => x.id === claim.agent_id);
+      let next: string | null = null;
+      try {
+        if (a) next = advance(a.schedule, a.timezone, new Date(claim.scheduled_for), now).toISOString();
+      } catch (err) {
+        console.error(
+          `[agent-scheduler] agent ${claim.agent_id}: cannot compute the next slot`,
+          errorMessage(err),
+        );
+      }
+      rows(
+        await service.rpc("agent_advance_schedule", {
+          p_agent_id: claim.agent_id,
+          p_slot: claim.scheduled_for,
+          p_next: next,
+        }),
+        "Agent schedule",
+      );
+    }
+  }
+  const claimedIds = new Set(claims.map((c) => c.run_id));
+  const waiting = rows(
+    await service.from("agent_runs").select("id").eq("status", "pending")
+      .lt("created_at", new Date(now.getTime() - PENDING_GRACE_SECONDS * 1000).toISOString())
+      .order("created_at").limit(200),
+    "Run",
+  ) as { id: string }[];
+  const resumed = waiting.map((r) => r.id).filter((id) => !claimedIds.has(id));
+  const runs = await startPendingRuns(deps, [...claimedIds, ...resumed]);
+  return { swept, armed, claimed: claims.length, resumed: resumed.length, runs };
+}

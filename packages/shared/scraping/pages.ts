@@ -1,0 +1,214 @@
+/**
+ * One-URL operations: scrape-preview (what a page offers before a session is set up),
+ * suggest-fields (which fields to extract), scrape-single-page (process one page of a session
+ * now) and the runner dependencies every entry point builds. Shapes the spec leaves open are
+ * declared here and in the notes.
+ *
+ * scrape-preview answer: {success, url, finalUrl, httpStatus, title, description, language,
+ *   products: StructuredProduct[], structuredData: {jsonLd, microdata, openGraph} (how many of
+ *   each), links: {total, sameHost: string[] (first 100)}, textSample (first 1000 characters)}.
+ * suggest-fields answer: {success, url, fields: [{name, type, description, example?, source:
+ *   structured|llm}], llmUsed}.
+ */
+import { z } from "@hono/zod-openapi";
+import type { SupabaseClient } from "@supabase/supabase-js";
+import { parse as parseHtml } from "node-html-parser";
+import { DomainError } from "../errors.ts";
+import { env } from "../env.ts";
+import { scraperConfig, scrapingLlm } from "./config.ts";
+import { type ExtractOptions, pageText, schemaValidator } from "./extract.ts";
+import { fetchProblem, politeFetch } from "./fetcher.ts";
+import { createProducts, type PageOutcome, type RunnerDeps, scrapePage } from "./runner.ts";
+import { extractStructuredProducts, type StructuredProduct } from "./structured.ts";
+
+/** Runner dependencies from a variable reader (env() in functions, the backend's secrets there). */
+export function runnerDeps(
+  service: SupabaseClient,
+  get: (n: string) => string | undefined = env,
+): RunnerDeps {
+  const cfg = scraperConfig(get);
+  return { service, cfg, llm: scrapingLlm(get, cfg.model) };
+}
+
+async function fetchHtml(url: string, deps: RunnerDeps) {
+  let res;
+  try {
+    res = await politeFetch(url, deps.cfg);
+  } catch (err) {
+    throw fetchProblem(err, url);
+  }
+  if (res.status < 200 || res.status >= 300) {
+    throw new DomainError("upstream", "fetch_failed", `Fetching ${url} failed: HTTP ${res.status}`);
+  }
+  return res;
+}
+
+export async function previewPage(url: string, deps: RunnerDeps) {
+  const res = await fetchHtml(url, deps);
+  const root = parseHtml(res.body, { comment: false });
+  const products: StructuredProduct[] = extractStructuredProducts(res.body, res.url);
+  const count = (source: StructuredProduct["source"]) => products.filter((p) => p.source === source).length;
+  const host = new URL(res.url).host;
+  const sameHost = new Set<string>();
+  let total = 0;
+  for (const a of root.querySelectorAll("a[href]")) {
+    total++;
+    try {
+      const u = new URL(a.getAttribute("href")!, res.url);
+      u.hash = "";
+      if ((u.protocol === "http:" || u.protocol === "https:") && u.host === host && sameHost.size < 100) {
+        sameHost.add(u.toString());
+      }
+    } catch {
+      // an href that is not a URL is not a link to follow; it is still counted in total
+    }
+  }
+  return {
+    success: true as const,
+    url,
+    finalUrl: res.url,
+    httpStatus: res.status,
+    title: root.querySelector("title")?.text.trim() || null,
+    description: root.querySelector('meta[name="description"]')?.getAttribute("content") ?? null,
+    language: root.querySelector("html")?.getAttribute("lang") ?? null,
+    products,
+    structuredData: {
+      jsonLd: count("json-ld"),
+      microdata: count("microdata"),
+      openGraph: count("opengraph"),
+    },
+    links: { total, sameHost: [...sameHost] },
+    textSample: pageText(res.body).slice(0, 1000),
+  };
+}
+
+const FieldType = z.enum(["string", "number", "boolean", "array"]);
+export const SuggestedField = z.object({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/),
+  type: FieldType,
+  description: z.string().max(500).default(""),
+  example: z.unknown().optional(),
+  source: z.enum(["structured", "llm"]).default("llm"),
+});
+const Suggestions = z.object({ fields: z.array(SuggestedField.omit({ source: true })).max(40) });
+
+const STRUCTURED_FIELDS: [keyof StructuredProduct, string, z.infer<typeof FieldType>][] = [
+  ["name", "Product name", "string"],
+  ["description", "Product description", "string"],
+  ["sku", "Stock keeping unit", "string"],
+  ["brand", "Brand or manufacturer", "string"],
+  ["price", "Price as a decimal", "number"],
+  ["currency", "ISO 4217 currency code", "string"],
+  ["availability", "Stock availability", "string"],
+  ["image", "Main image URL", "string"],
+  ["gtin", "Global trade item number", "string"],
+];
+
+/** Fields structured data shows, then what the model proposes for `context` (one corrective retry). */
+export async function suggestFields(url: string, context: string | undefined, deps: RunnerDeps) {
+  const res = await fetchHtml(url, deps);
+  const products = extractStructuredProducts(res.body, res.url);
+  const fields: z.infer<typeof SuggestedField>[] = [];
+  const first = products[0];
+  if (first) {
+    for (const [key, description, type] of STRUCTURED_FIELDS) {
+      if (first[key] !== undefined) {
+        fields.push({ name: key, type, description, example: first[key], source: "structured" });
+      }
+    }
+  }
+  if (!deps.llm) return { success: true as const, url, fields, llmUsed: false };
+  const client = deps.llm.client();
+  const messages: { role: "user" | "assistant"; content: string }[] = [{
+    role: "user",
+    content:
+      `Propose the fields worth extracting from product pages like this one for a building-materials catalog` +
+      `${context ? ` (context: ${context.slice(0, 2000)})` : ""}. Answer with only {"fields": [{"name": ` +
+      `snake_case, "type": "string"|"number"|"boolean"|"array", "description", "example"}]}.\n\n` +
+      `Page URL: ${res.url}\n\n${pageText(res.body).slice(0, 15_000)}`,
+  }];
+  let problem = "";
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    let text: string;
+    try {
+      const answer = await client.messages.create({
+        model: deps.llm.model,
+        max_tokens: 2048,
+        system: "You design extraction schemas for product web pages. Answer with one JSON object only.",
+        messages,
+      });
+      text = answer.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    } catch (err) {
+      throw new DomainError("upstream", "llm_error", `The language model failed: ${(err as Error).message}`);
+    }
+    try {
+      const start = text.indexOf("{");
+      const parsed = Suggestions.safeParse(JSON.parse(text.slice(start, text.lastIndexOf("}") + 1)));
+      if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? "does not match");
+      for (const f of parsed.data.fields) {
+        if (!fields.some((x) => x.name === f.name)) fields.push({ ...f, source: "llm" });
+      }
+      return { success: true as const, url, fields, llmUsed: true };
+    } catch (err) {
+      problem = (err as Error).message;
+      messages.push(
+        { role: "assistant", content: text || "(empty)" },
+        {
+          role: "user",
+          content: `That answer is not valid: ${problem}. Answer again with only the JSON object.`,
+        },
+      );
+    }
+  }
+  throw new DomainError(
+    "upstream",
+    "llm_invalid_output",
+    `The language model's answer was not valid twice: ${problem}`,
+  );
+}
+
+/**
+ * scrape-single-page: processes one page of a session now, whatever the session's state (a page a
+ * runner is processing is a 409). The page is claimed atomically under a one-off worker id, so a
+ * runner cannot take it meanwhile; the outcome is stored like a runner's (page, materials,
+ * counters in one transaction) and products are created with the same retries.
+ */
+export async function scrapeSinglePage(
+  deps: RunnerDeps,
+  page: { id: string; session_id: string; url: string },
+  options: ExtractOptions,
+): Promise<PageOutcome> {
+  schemaValidator(options.schema);
+  const worker = `single-${crypto.randomUUID()}`;
+  const { data, error } = await deps.service.from("scraping_pages")
+    .update({ status: "processing", claimed_by: worker, claimed_at: new Date().toISOString() })
+    .eq("id", page.id).neq("status", "processing").select("id");
+  if (error) throw new DomainError("internal", "db_error", `Claiming the page: ${error.message}`);
+  if (!data?.length) throw new DomainError("conflict", "page_busy", "The page is being processed right now");
+  const t0 = performance.now();
+  const out = await scrapePage(deps, page.url, options);
+  const processingTimeMs = Math.round(performance.now() - t0);
+  const stored = await deps.service.rpc("scraping_complete_page", {
+    p_page: page.id,
+    p_worker: worker,
+    p_ok: out.ok,
+    p_result: { httpStatus: out.httpStatus, method: out.method, processingTimeMs, error: out.error },
+    p_materials: out.materials,
+    p_now: new Date().toISOString(),
+  });
+  if (stored.error) {
+    throw new DomainError("internal", "db_error", `Storing the page: ${stored.error.message}`);
+  }
+  const ids = (stored.data ?? []) as string[];
+  const productsCreated = ids.length ? await createProducts(deps, ids) : 0;
+  return {
+    ok: out.ok,
+    pageId: page.id,
+    materialsFound: out.materials.length,
+    productsCreated,
+    processingTimeMs,
+    httpStatus: out.httpStatus,
+    method: out.method,
+    error: out.error,
+  };
+}

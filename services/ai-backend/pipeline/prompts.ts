@@ -1,0 +1,168 @@
+/**
+ * The pipeline's prompts: every system prompt a stage sends to the language model, keyed by
+ * (stage, category), stored in public.ai_prompts (seeded with the texts below by
+ * 20260208000100_admin_prompts.sql) and editable by platform admins (routes/admin_prompts.ts),
+ * each edit keeping the previous version in public.ai_prompt_history.
+ *
+ * A run reads the table once, lazily, the first time a stage asks for a prompt (a run that only
+ * re-does chunking never reads it); a prompt with no row uses the code default below. A read
+ * that fails fails the stage (which is retried) rather than silently sending another prompt.
+ *
+ * The defaults here are the seeds: tests/pipeline/admin_prompts_test.ts checks that the seeded
+ * rows equal them, so the two cannot drift apart.
+ */
+import type { SupabaseClient } from "@supabase/supabase-js";
+import type Anthropic from "@anthropic-ai/sdk";
+import { DomainError } from "@shared/errors.ts";
+import { IMAGE_CATEGORIES } from "./config.ts";
+
+export interface PromptDefault {
+  stage: string;
+  category: string;
+  name: string;
+  description: string;
+  prompt_text: string;
+  /** The ai_config field naming the model the stage sends this prompt to. */
+  model_field:
+    | "discovery_model"
+    | "classification_primary_model"
+    | "classification_validation_model"
+    | "metadata_extraction_model";
+  /** The ai_config field with the stage's max_tokens. */
+  max_tokens_field: "discovery_max_tokens" | "classification_max_tokens" | "metadata_max_tokens";
+}
+
+const CLASSIFY = "You classify images from building-materials catalogues. Answer with one JSON object " +
+  `{"category": one of ${IMAGE_CATEGORIES.map((c) => `"${c}"`).join(", ")}, "confidence": 0..1}. ` +
+  "`material` is a photo or swatch of a product's material or surface.";
+
+export const PROMPT_DEFAULTS = [
+  {
+    stage: "extract",
+    category: "product_discovery",
+    name: "Product discovery",
+    description: "Finds each product's name and page range, and the index pages, from the PDF's text.",
+    prompt_text: "You find the products in a building-materials catalogue. Answer with one JSON object " +
+      '{"products":[{"name":string,"page_start":number,"page_end":number}],"index_pages":[number]}: every ' +
+      "product with the pages it is described on, and the pages that are only a table of contents or an index.",
+    model_field: "discovery_model",
+    max_tokens_field: "discovery_max_tokens",
+  },
+  {
+    stage: "classify-images",
+    category: "image_classification",
+    name: "Image classification (primary model)",
+    description: "Names each extracted image's category with a confidence (vision model).",
+    prompt_text: CLASSIFY,
+    model_field: "classification_primary_model",
+    max_tokens_field: "classification_max_tokens",
+  },
+  {
+    stage: "classify-images",
+    category: "image_validation",
+    name: "Image classification (validation model)",
+    description:
+      "Asked when the primary model's confidence is below the threshold; the first answer is quoted in the message and this model's answer is final.",
+    prompt_text: CLASSIFY,
+    model_field: "classification_validation_model",
+    max_tokens_field: "classification_max_tokens",
+  },
+  {
+    stage: "extract-metadata",
+    category: "product_metadata",
+    name: "Product metadata extraction",
+    description: "Reads a product's pages and answers its attributes as lists.",
+    prompt_text: "You extract product attributes from a building-materials catalogue. Answer with one JSON " +
+      "object with the lists dimensions, colors, patterns, materials, finishes, applications, " +
+      "certifications (strings; empty when absent) and any other attribute you find as a key.",
+    model_field: "metadata_extraction_model",
+    max_tokens_field: "metadata_max_tokens",
+  },
+  {
+    stage: "ocr",
+    category: "image_text",
+    name: "Image text (OCR)",
+    description: "admin_process_ocr: transcribes the text in a document image (vision model).",
+    prompt_text: "You read the text in an image from a building-materials catalogue. Answer with the text " +
+      "exactly as printed, line by line, and nothing else; answer an empty reply when there is no text.",
+    model_field: "classification_primary_model",
+    max_tokens_field: "metadata_max_tokens",
+  },
+] as const satisfies readonly PromptDefault[];
+
+export type PromptKey = `${(typeof PROMPT_DEFAULTS)[number]["stage"]}/${(typeof PROMPT_DEFAULTS)[number][
+  "category"
+]}`;
+
+export function promptDefault(stage: string, category: string): PromptDefault | undefined {
+  return PROMPT_DEFAULTS.find((p) => p.stage === stage && p.category === category);
+}
+
+/** The prompts a run sends: read once from ai_prompts, falling back to the defaults. */
+export function promptReader(db: SupabaseClient): (key: PromptKey) => Promise<string> {
+  let loaded: Promise<Map<string, string>> | null = null;
+  const load = async () => {
+    const { data, error } = await db.from("ai_prompts").select("stage, category, prompt_text");
+    if (error) throw new Error(`Reading the pipeline's prompts failed: ${error.message}`);
+    return new Map((data as { stage: string; category: string; prompt_text: string }[])
+      .map((r) => [`${r.stage}/${r.category}`, r.prompt_text]));
+  };
+  return async (key) => {
+    // A failed read is not cached: the stage's retry reads again.
+    const map = await (loaded ??= load().catch((err) => {
+      loaded = null;
+      throw err;
+    }));
+    const stored = map.get(key);
+    if (stored !== undefined) return stored;
+    const [stage, category] = key.split("/");
+    return promptDefault(stage, category)!.prompt_text;
+  };
+}
+
+export interface PromptTestRequest {
+  system: string;
+  input: string;
+  model: string;
+  maxTokens: number;
+}
+
+export interface PromptTestResult {
+  output: string;
+  model: string;
+  stop_reason: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  latency_ms: number;
+}
+
+/**
+ * Sends a prompt with sample input to the language model, as the pipeline sends it (the prompt
+ * as the system prompt, the input as the one user message), and answers the model's text with
+ * its usage and the time it took. A model that fails throws DomainError upstream (502) with the
+ * provider's message.
+ */
+export async function testPrompt(llm: Anthropic, req: PromptTestRequest): Promise<PromptTestResult> {
+  const started = performance.now();
+  let msg: Anthropic.Message;
+  try {
+    msg = await llm.messages.create({
+      model: req.model,
+      max_tokens: req.maxTokens,
+      system: req.system,
+      messages: [{ role: "user", content: [{ type: "text", text: req.input }] }],
+    });
+  } catch (err) {
+    throw new DomainError("upstream", "llm_failed", `The language model failed: ${(err as Error).message}`, {
+      latency_ms: Math.round(performance.now() - started),
+    });
+  }
+  return {
+    output: msg.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text).join(""),
+    model: msg.model,
+    stop_reason: msg.stop_reason,
+    input_tokens: msg.usage.input_tokens,
+    output_tokens: msg.usage.output_tokens,
+    latency_ms: Math.round(performance.now() - started),
+  };
+}

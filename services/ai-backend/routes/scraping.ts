@@ -1,0 +1,116 @@
+/**
+ * The gateway's web-scraping actions (spec Gateway "Web scraping"), on the same session machinery
+ * as scrape-session-manager (packages/shared/scraping):
+ *
+ * - POST /api/scraping/sessions/{session_id}/process (process_scraping_session): runs the session:
+ *   pending or failed -> start, paused -> resume, running -> makes sure a runner holds it (a dead
+ *   one is replaced). 202 {session_id, status, message}.
+ * - POST /api/scraping/sessions/{session_id}/retry (retry_scraping_session): a completed or failed
+ *   session's failed pages (and materials whose product failed) go back to pending and it runs
+ *   again. 202 {session_id, status, message}; other states 409.
+ * - GET /api/scraping/sessions/{session_id}/status (get_scraping_session_status): {session_id,
+ *   status, total_pages, processed_pages, failed_pages, materials_found, products_created,
+ *   progress, pages: {pending, processing, completed, failed, skipped}, started_at, completed_at,
+ *   error}.
+ *
+ * The caller must be an owner, admin or member of the session's workspace to process or retry,
+ * any member to read the status (a session the caller cannot see is 404). Scraper settings and the
+ * model key come from the backend's secrets (SCRAPER_*, ANTHROPIC_*). No credit cost (the gateway
+ * lists these actions without a price).
+ */
+import { createRoute } from "@hono/zod-openapi";
+import { db, requireWorkspaceRole, serviceDb, WRITER_ROLES } from "@shared/auth/context.ts";
+import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
+import { runnerDeps } from "@shared/scraping/pages.ts";
+import {
+  driveSession,
+  launch,
+  sessionForCaller,
+  SessionStatus,
+  sessionStatus,
+} from "@shared/scraping/sessions.ts";
+import { STALE_AFTER_MS } from "@shared/scraping/runner.ts";
+import { type Ctx, router } from "../env.ts";
+
+const tags = ["Web scraping"];
+const Params = idParam("session_id");
+const secrets = (c: Ctx) => c.get("cfg").secrets ?? ((n: string) => Deno.env.get(n));
+
+export function scrapingRoutes() {
+  const app = router();
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/scraping/sessions/{session_id}/process",
+      tags,
+      summary: "Run a scraping session (start, resume, or take over a dead runner)",
+      request: { params: Params },
+      responses: {
+        ...okJson("{session_id, status, message}", 202),
+        ...errorResponses,
+        409: errorResponse("The session is completed or stopped"),
+      },
+    }),
+    async (c) => {
+      const { session_id } = c.req.valid("param");
+      const session = await sessionForCaller(db(c), session_id);
+      await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Processing a scraping session");
+      const service = serviceDb(c);
+      const deps = runnerDeps(service, secrets(c));
+      let status = session.status;
+      if (session.status === "running") {
+        const stale = !session.heartbeat_at ||
+          Date.parse(session.heartbeat_at) < Date.now() - STALE_AFTER_MS || !session.worker_id;
+        if (stale) launch(deps, session_id);
+      } else {
+        const action = session.status === "paused" ? "resume" : "start";
+        status = (await driveSession(service, deps, session, action)).status;
+      }
+      return c.json({ session_id, status, message: "The session is processing in the background" }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/scraping/sessions/{session_id}/retry",
+      tags,
+      summary: "Retry a finished session's failed pages and products",
+      request: { params: Params },
+      responses: {
+        ...okJson("{session_id, status, message}", 202),
+        ...errorResponses,
+        409: errorResponse("Only completed or failed sessions can be retried"),
+      },
+    }),
+    async (c) => {
+      const { session_id } = c.req.valid("param");
+      const session = await sessionForCaller(db(c), session_id);
+      await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Retrying a scraping session");
+      const service = serviceDb(c);
+      const after = await driveSession(service, runnerDeps(service, secrets(c)), session, "retry");
+      return c.json(
+        { session_id, status: after.status, message: "Failed pages are being processed again" },
+        202,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/scraping/sessions/{session_id}/status",
+      tags,
+      summary: "A scraping session's progress",
+      request: { params: Params },
+      responses: { ...okJson("The session's progress", 200, SessionStatus), ...errorResponses },
+    }),
+    async (c) => {
+      const { session_id } = c.req.valid("param");
+      return c.json(await sessionStatus(db(c), session_id), 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,85 @@
+/**
+ * /functions/v1/background-agent-runner (spec "Background agents"):
+ * - GET ?catalog=1 -> {catalog: [{id, name, description, input_schema, delegated, cost}]};
+ * - POST {agent_id, run_id?, input_data?, triggered_by?} runs an agent: 200 {success, run_id,
+ *   status: completed, duration_ms, output, chained_run_ids}; for delegated agents {success,
+ *   run_id, status: processing, delegated_to_python: true, duration_ms} (the AI backend finishes
+ *   it; watch agent_runs / agent_run_logs); a failed run is 200 {success: false, run_id, status:
+ *   failed, error, error_code, failed_step}. 400 bad input, 401 anon, 403 viewer or reserved
+ *   triggered_by, 404 agent or run not visible, 409 agent disabled or run not pending;
+ * - POST /cron: the scheduler tick (service role only; pg_cron every minute).
+ * Callers: a user with the owner, admin or member role in the agent's workspace, or the service
+ * role. Domain: packages/shared/background_agents.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
+import { createFunctionApp } from "@shared/http/app.ts";
+import { HttpError } from "@shared/http/errors.ts";
+import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { caller, signedIn } from "@shared/auth/context.ts";
+import { catalogView, tick } from "@shared/background_agents/mod.ts";
+import { runAgent, runDeps, RunRequest, runResponse } from "./runner.ts";
+
+const MAX_BODY_BYTES = 256 * 1024;
+const tags = ["Background agents"];
+const app = createFunctionApp("background-agent-runner");
+app.use("*", signedIn);
+
+const serviceOnly: MiddlewareHandler = async (c, next) => {
+  if (caller(c).kind !== "service") {
+    throw HttpError.forbidden("Only the scheduler (service role) may call this route");
+  }
+  await next();
+};
+
+app.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags,
+    summary: "The catalog of agent types",
+    request: { query: z.object({ catalog: z.literal("1").meta({ description: "Must be 1" }) }) },
+    responses: {
+      ...okJson("{catalog: [{id, name, description, input_schema, delegated, cost}]}"),
+      ...errorResponses,
+    },
+  }),
+  (c) => c.json({ catalog: catalogView() }, 200),
+);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Run an agent now, or start one of its pending runs",
+    middleware: bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+    request: jsonBody(RunRequest),
+    responses: {
+      ...okJson("{success, run_id, status, duration_ms, output} or the delegated or failed form"),
+      ...errorResponses,
+      409: errorResponse("The agent is disabled, or the run is not pending"),
+    },
+  }),
+  async (c) => c.json(runResponse(await runAgent(c, c.req.valid("json"))), 200),
+);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/cron",
+    tags,
+    summary: "Scheduler tick: sweep, arm, claim and run the due agents (service role)",
+    middleware: serviceOnly,
+    responses: { ...okJson("{success, swept, armed, claimed, resumed, runs}"), ...errorResponses },
+  }),
+  async (c) => c.json({ success: true, ...await tick(runDeps(c), new Date()) }, 200),
+);
+
+export default app;

@@ -1,0 +1,164 @@
+/**
+ * /functions/v1/seo-pipeline (spec "SEO"): the five-stage SEO article pipeline.
+ *
+ * - POST / (user JWT): {topic, target_keyword, language_code?, location_code?, content_brief?,
+ *   additional_instructions?, auto_fix?, max_fix_iterations?, skip_research?, existing_research?,
+ *   workspace_id?, async?}. The seo_articles row is created at once (poll it by id at
+ *   /rest/v1/seo_articles?id=eq.<article_id> for status, progress_percentage, current_stage).
+ *   By default the request waits for the run and answers the spec's 200 {success, data:
+ *   {article_id, article {...}}}; with `async: true` or `Prefer: respond-async` it answers 202
+ *   {success, data: {article_id, status, progress_percentage, current_stage, poll}} at once and
+ *   the run goes on in the background. Either way the run does not depend on the connection.
+ *   400 bad body (skip_research without existing_research ...), 401 no user JWT, 402 balance
+ *   below the run's base cost (nothing created), 404 workspace_id not yours, 503 model or
+ *   keyword data not configured; a run that fails answers its error (502 for a model or
+ *   DataForSEO failure, 402 when credits ran out mid-run) with details.article_id, after the
+ *   row was marked failed and every credit it took was refunded.
+ * - POST /sweep (service role; pg_cron every minute): resumes or fails runs whose worker died
+ *   (stale heartbeat). `?wait=true` answers once the resumed runs have ended.
+ *
+ * Domain: packages/shared/seo (pipeline.ts has the stages, billing.ts the costs).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
+import { createFunctionApp } from "@shared/http/app.ts";
+import { HttpError } from "@shared/http/errors.ts";
+import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { runInBackground } from "@shared/http/background.ts";
+import { caller, db, requireUser, requireWorkspaceRole, serviceDb, userOnly } from "@shared/auth/context.ts";
+import { DomainError } from "@shared/errors.ts";
+import {
+  articleView,
+  createArticle,
+  dataForSeoFromEnv,
+  existingResearch,
+  pipelineBaseCost,
+  PipelineRequest,
+  runArticle,
+  seoLlmFromEnv,
+  sweepStale,
+} from "@shared/seo/mod.ts";
+
+const tags = ["SEO"];
+const app = createFunctionApp("seo-pipeline");
+const MAX_BODY_BYTES = 1024 * 1024;
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
+  },
+});
+
+const serviceOnly: MiddlewareHandler = async (c, next) => {
+  const who = caller(c).kind;
+  if (who === "anon") throw HttpError.unauthorized("The service-role key is required");
+  if (who !== "service") throw HttpError.forbidden("Only the sweeper (service role) may call this");
+  await next();
+};
+
+const deps = (c: Parameters<typeof serviceDb>[0]) => ({
+  db: serviceDb(c),
+  llm: seoLlmFromEnv,
+  keywordData: dataForSeoFromEnv,
+});
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Run the SEO article pipeline (waits for the article, or 202 with async)",
+    middleware: [limitBody, userOnly] as const,
+    request: jsonBody(PipelineRequest),
+    responses: {
+      ...okJson("{success, data: {article_id, article {id, title, contentMarkdown, ...}}}"),
+      ...okJson(
+        "async: {success, data: {article_id, status, progress_percentage, current_stage, poll}}",
+        202,
+      ),
+      ...errorResponses,
+      402: errorResponse("Insufficient credits (before the run: nothing created; mid-run: refunded)"),
+      502: errorResponse("A stage failed at the model or DataForSEO; the article is failed and refunded"),
+      503: errorResponse("The language model or keyword data is not configured"),
+    },
+  }),
+  async (c) => {
+    const who = requireUser(c);
+    const req = c.req.valid("json");
+    const wantsAsync = req.async || /\brespond-async\b/i.test(c.req.header("prefer") ?? "");
+    existingResearch(req); // a malformed existing_research is a 400 before anything else
+    if (req.workspace_id) await requireWorkspaceRole(c, req.workspace_id, null, "Writing SEO articles");
+    // Configuration before anything is created or charged (503 names what is missing).
+    seoLlmFromEnv();
+    if (!req.skip_research) dataForSeoFromEnv();
+    const need = pipelineBaseCost(req.skip_research);
+    const { data: credits } = await db(c).from("user_credits").select("balance").eq("user_id", who.userId)
+      .maybeSingle();
+    if (Number(credits?.balance ?? 0) < need) {
+      throw HttpError.paymentRequired(`Insufficient credits: the SEO pipeline needs ${need} credits`, {
+        required: need,
+        balance: Number(credits?.balance ?? 0),
+      });
+    }
+    const workerId = `request:${c.get("requestId")}`;
+    const row = await createArticle(serviceDb(c), who.userId, req.workspace_id ?? null, req, workerId);
+    const run = runInBackground(`seo-pipeline ${row.id}`, runArticle(deps(c), row, workerId));
+    if (wantsAsync) {
+      return c.json({
+        success: true,
+        data: {
+          article_id: row.id,
+          status: row.status,
+          progress_percentage: row.progress_percentage,
+          current_stage: row.current_stage,
+          poll: `/rest/v1/seo_articles?id=eq.${row.id}`,
+        },
+      }, 202);
+    }
+    const outcome = await run;
+    if (outcome?.status === "completed") {
+      return c.json({ success: true, data: { article_id: row.id, article: articleView(outcome.row) } }, 200);
+    }
+    if (outcome?.status === "failed") {
+      const e = outcome.error;
+      throw new DomainError(e.kind, e.code, e.message, {
+        article_id: row.id,
+        stage_details: e.details ?? null,
+      });
+    }
+    if (outcome?.status === "taken_over") {
+      // A sweep judged this worker dead and resumed the run elsewhere: it goes on there.
+      return c.json({ success: true, data: { article_id: row.id, status: "running" } }, 202);
+    }
+    // The run could not even record its failure (logged); the sweeper will settle the row.
+    throw new HttpError(500, "seo_pipeline_failed", "The pipeline failed unexpectedly", {
+      article_id: row.id,
+    });
+  },
+);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/sweep",
+    tags,
+    summary: "Resume or fail runs whose worker died (service role; pg_cron every minute)",
+    middleware: [serviceOnly] as const,
+    request: { query: z.object({ wait: z.enum(["true", "false"]).default("false") }) },
+    responses: { ...okJson("{success, resumed: [id], failed: [id]}"), ...errorResponses },
+  }),
+  async (c) => {
+    const swept = await sweepStale(deps(c));
+    const runs = swept.runs.map((r, i) => runInBackground(`seo-pipeline sweep ${swept.resumed[i]}`, r));
+    let outcomes: Record<string, string> | undefined;
+    if (c.req.valid("query").wait === "true") {
+      const done = await Promise.all(runs);
+      outcomes = Object.fromEntries(done.map((o, i) => [swept.resumed[i], o?.status ?? "failed"]));
+    }
+    return c.json({ success: true, resumed: swept.resumed, failed: swept.failed, outcomes }, 200);
+  },
+);
+
+export default app;

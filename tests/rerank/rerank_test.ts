@@ -1,0 +1,205 @@
+/**
+ * ai-rerank over HTTP (spec "Re-rank"), with the Anthropic stand-in scripted: a good order is
+ * applied (maxResults, explanations, usage and cost from tokens), a partial, a duplicated, an
+ * invented and an unreadable order all keep the input order with a warning (nothing dropped or
+ * added), only the two allowed models pass, input bounds are 400s, a model failure is a 502, and
+ * the public endpoint is rate-limited per client IP (429 with Retry-After).
+ */
+import assert from "node:assert/strict";
+import type { Platform } from "../../stack/platform.ts";
+import { platformTest } from "../helpers/platform.ts";
+
+const RESULTS = [
+  { id: "p1", name: "Oak parquet 14 mm", description: "Engineered oak flooring", relevanceScore: 0.9 },
+  { id: "p2", name: "Porcelain tile 60x60", description: "Matt grey floor tile", relevanceScore: 0.8 },
+  { id: "p3", name: "Tile adhesive C2TE", description: "Cement adhesive for porcelain", relevanceScore: 0.7 },
+  { id: "p4", name: "Grout 2 kg", description: "Flexible grout", category: "tiling", relevanceScore: 0.6 },
+];
+
+let ip = 0;
+/** A fresh client address per call site, so the rate limit of one case does not touch the next. */
+const nextIp = () => `203.0.113.${++ip}`;
+
+async function rerank(p: Platform, body: unknown, clientIp = nextIp()) {
+  // No Authorization, no apikey: the endpoint is public.
+  const res = await fetch(`${p.url}/functions/v1/ai-rerank`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.7, ${clientIp}` },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  // deno-lint-ignore no-explicit-any
+  return { status: res.status, headers: res.headers, body: await res.json() as any };
+}
+
+function llm(p: Platform) {
+  const s = p.sandbox!.get("anthropic");
+  s.reset();
+  return s;
+}
+
+const tool = (input: Record<string, unknown>) => ({ toolUse: [{ name: "submit_ranking", input }] });
+
+platformTest(
+  "a good order is applied: maxResults, explanations, usage, cost, allowed model ids",
+  async (p) => {
+    const s = llm(p);
+    s.reply(tool({
+      ranked_ids: ["p3", "p2", "p4", "p1"],
+      explanations: {
+        p3: "Adhesive for porcelain tiles",
+        p2: "The tile itself",
+        p1: "Flooring, not tiling",
+        zz: "x",
+      },
+    }));
+    const r = await rerank(p, {
+      query: "porcelain tile adhesive",
+      results: RESULTS,
+      maxResults: 2,
+      includeExplanations: true,
+      model: "vendor-haiku-4-5",
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.rerankedResults.map((x: { id: string }) => x.id), ["p3", "p2"]);
+    assert.deepEqual(r.body.rerankedResults[0], RESULTS[2]);
+    assert.deepEqual(r.body.explanations, { p3: "Adhesive for porcelain tiles", p2: "The tile itself" });
+    assert.equal(r.body.model, "vendor-haiku-4-5");
+    assert.deepEqual(r.body.warnings, []);
+    assert.equal(typeof r.body.processingTimeMs, "number");
+    const { inputTokens, outputTokens } = r.body.usage;
+    assert.ok(inputTokens > 0 && outputTokens > 0);
+    // Haiku: 1 USD in, 5 USD out per million tokens.
+    assert.equal(r.body.cost, (inputTokens * 1 + outputTokens * 5) / 1e6);
+
+    const [sent] = s.captures.requests();
+    // deno-lint-ignore no-explicit-any
+    const body = sent.body as any;
+    assert.equal(body.model, "claude-haiku-4-5");
+    assert.deepEqual(body.tool_choice, { type: "tool", name: "submit_ranking" });
+    assert.match(body.messages[0].content, /porcelain tile adhesive/);
+    for (const x of RESULTS) assert.match(body.messages[0].content, new RegExp(`"id":"${x.id}"`));
+
+    // Defaults: sonnet, every result, no explanations.
+    s.reply(tool({ ranked_ids: ["p4", "p3", "p2", "p1"] }));
+    const d = await rerank(p, { query: "grout", results: RESULTS });
+    assert.equal(d.status, 200);
+    assert.equal(d.body.model, "vendor-sonnet-4-5");
+    assert.deepEqual(d.body.rerankedResults.map((x: { id: string }) => x.id), ["p4", "p3", "p2", "p1"]);
+    assert.deepEqual(d.body.explanations, {});
+    assert.equal(d.body.cost, (d.body.usage.inputTokens * 3 + d.body.usage.outputTokens * 15) / 1e6);
+    assert.equal((s.captures.requests()[1].body as { model: string }).model, "claude-sonnet-4-6");
+  },
+);
+
+platformTest(
+  "partial, duplicated, invented and unreadable orders keep the input order with a warning",
+  async (p) => {
+    const s = llm(p);
+    const cases: [string, unknown, RegExp][] = [
+      ["partial", tool({ ranked_ids: ["p2", "p1"] }), /2 id\(s\) missing \(p3, p4\)/],
+      ["duplicated", tool({ ranked_ids: ["p2", "p2", "p1", "p3", "p4"] }), /1 id\(s\) duplicated \(p2\)/],
+      [
+        "invented",
+        tool({ ranked_ids: ["p2", "p1", "p3", "p9"] }),
+        /1 id\(s\) missing \(p4\); 1 unknown id\(s\) \(p9\)/,
+      ],
+      ["not a list", tool({ ranked_ids: "p2,p1,p3,p4" }), /has no list of ids/],
+      ["prose", "I think p2 is best, then p1.", /could not be read as an order/],
+    ];
+    for (const [name, reply, why] of cases) {
+      s.reply(reply as never);
+      const r = await rerank(p, { query: "tiles", results: RESULTS, includeExplanations: true });
+      assert.equal(r.status, 200, name);
+      assert.deepEqual(r.body.rerankedResults, RESULTS, name);
+      assert.equal(r.body.warnings.length, 1, name);
+      assert.match(r.body.warnings[0], why, name);
+      assert.match(r.body.warnings[0], /input order is kept/, name);
+      assert.deepEqual(r.body.explanations, {}, name);
+      assert.ok(r.body.usage.inputTokens > 0, name);
+    }
+    // A JSON order in a text reply (no tool call) is read like the tool input.
+    s.reply('Here you go: {"ranked_ids": ["p4", "p1", "p2", "p3"]}');
+    const text = await rerank(p, { query: "tiles", results: RESULTS });
+    assert.deepEqual(text.body.rerankedResults.map((x: { id: string }) => x.id), ["p4", "p1", "p2", "p3"]);
+    assert.deepEqual(text.body.warnings, []);
+  },
+);
+
+platformTest("bad input is a 400 naming the problem; a model failure is a 502", async (p) => {
+  const s = llm(p);
+  const bad: [unknown, RegExp][] = [
+    [
+      { query: "x", results: RESULTS, model: "gpt-4" },
+      /model must be one of vendor-sonnet-4-5, vendor-haiku-4-5/,
+    ],
+    [{ query: "x", results: RESULTS, model: "claude-sonnet-4-6" }, /model/],
+    [{ results: RESULTS }, /query/],
+    [{ query: "   ", results: RESULTS }, /query must not be empty/],
+    [{ query: "x", results: [] }, /at least one candidate/],
+    [{ query: "x", results: [RESULTS[0], RESULTS[0]] }, /ids must be unique/],
+    [{ query: "x", results: [{ id: "a", name: "n" }] }, /relevanceScore|description/],
+    [{ query: "x", results: RESULTS, maxResults: 0 }, /maxResults/],
+    [{ query: "x".repeat(1001), results: RESULTS }, /query/],
+    [
+      { query: "x", results: Array.from({ length: 101 }, (_, i) => ({ ...RESULTS[0], id: `id${i}` })) },
+      /at most 100 results/,
+    ],
+  ];
+  for (const [body, why] of bad) {
+    const r = await rerank(p, body);
+    assert.equal(r.status, 400, JSON.stringify(body).slice(0, 80));
+    assert.match(JSON.stringify(r.body), why);
+  }
+  const notJson = await rerank(p, "{nope");
+  assert.equal(notJson.status, 400);
+  const huge = await rerank(p, { query: "x", results: RESULTS, pad: "x".repeat(1024 * 1024) });
+  assert.equal(huge.status, 413);
+  assert.equal(s.captures.requests().length, 0, "no bad request reached the model");
+
+  s.failNext(529, { message: "Overloaded", times: 2 });
+  const down = await rerank(p, { query: "x", results: RESULTS });
+  assert.equal(down.status, 502);
+  assert.equal(down.body.code, "rerank_model_failed");
+  assert.match(down.body.error, /HTTP 529/);
+});
+
+platformTest("the public endpoint is rate-limited per client IP: 429 with Retry-After", async (p) => {
+  const s = llm(p);
+  const saved = { ...p.env };
+  // A one-hour window: the four requests cannot straddle a window boundary.
+  Object.assign(p.env, { RERANK_RATE_LIMIT: "3", RERANK_RATE_WINDOW_SECONDS: "3600" });
+  try {
+    const client = nextIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      s.reply(tool({ ranked_ids: ["p1", "p2", "p3", "p4"] }));
+      statuses.push((await rerank(p, { query: "x", results: RESULTS }, client)).status);
+    }
+    // Invalid requests count too.
+    assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
+    assert.equal(statuses[3], 429);
+    const limited = await rerank(p, { query: "x" }, client);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.code, "rate_limited");
+    const retry = Number(limited.headers.get("retry-after"));
+    assert.ok(retry >= 1 && retry <= 3600, `Retry-After ${retry}`);
+    assert.equal(limited.body.details.retry_after, retry);
+    assert.equal(limited.body.details.limit, 3);
+    // Another client has its own budget; a forged left-most X-Forwarded-For entry changes nothing.
+    s.reset();
+    s.reply(tool({ ranked_ids: ["p1", "p2", "p3", "p4"] }));
+    assert.equal((await rerank(p, { query: "x", results: RESULTS })).status, 200);
+    const forged = await fetch(`${p.url}/functions/v1/ai-rerank`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": `10.9.9.9, ${client}` },
+      body: JSON.stringify({ query: "x", results: RESULTS }),
+    });
+    await forged.body?.cancel();
+    assert.equal(forged.status, 429);
+  } finally {
+    for (const k of ["RERANK_RATE_LIMIT", "RERANK_RATE_WINDOW_SECONDS"]) {
+      if (saved[k] === undefined) delete p.env[k];
+      else p.env[k] = saved[k];
+    }
+  }
+});
