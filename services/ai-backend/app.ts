@@ -32,7 +32,6 @@ import { imageRoutes } from "./routes/images.ts";
 import { clipRoutes } from "./routes/clip.ts";
 import { aiServiceRoutes } from "./routes/ai_services.ts";
 import { llmRoutes } from "./routes/llm.ts";
-import { BUILT_ACTIONS, unbuiltRoutes } from "./routes/unbuilt.ts";
 import { applyBilling } from "./billing.ts";
 
 export type { BackendConfig } from "./config.ts";
@@ -44,10 +43,9 @@ export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> 
     await next();
   });
   app.use("/api/*", signedIn);
-  // The one billing point: every built billable route debits a user caller (billing.ts).
-  applyBilling(app, BUILT_ACTIONS);
+  // The one billing point: every billable route debits a user caller (billing.ts).
+  applyBilling(app);
 
-  // Real routes first: the 501 routes of later groups must never shadow them.
   app.route("/", kbDocumentRoutes());
   app.route("/", kbCatalogRoutes());
   app.route("/", kbSearchRoutes());
@@ -67,7 +65,6 @@ export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> 
   app.route("/", clipRoutes());
   app.route("/", aiServiceRoutes());
   app.route("/", llmRoutes());
-  app.route("/", unbuiltRoutes());
 
   app.get("/health", (c) =>
     c.json({

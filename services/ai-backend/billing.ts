@@ -139,10 +139,10 @@ export function billed(action: string): MiddlewareHandler<CoreEnv> {
 const honoPath = (template: string) => template.replaceAll(/\{([a-z_]+)\}/g, ":$1");
 
 /** Every billable action among `built`, plus upload-async: [action, method, Hono path]. */
-export function billableRoutes(built: ReadonlySet<string>): [string, string, string][] {
+export function billableRoutes(): [string, string, string][] {
   const out: [string, string, string][] = [];
   for (const [action, spec] of Object.entries(GATEWAY_ACTIONS)) {
-    if (built.has(action) && isBillable(spec)) out.push([action, spec.method, honoPath(spec.path)]);
+    if (isBillable(spec)) out.push([action, spec.method, honoPath(spec.path)]);
   }
   out.push([UPLOAD_ASYNC.action, UPLOAD_ASYNC.method, UPLOAD_ASYNC.path]);
   return out;
@@ -150,10 +150,10 @@ export function billableRoutes(built: ReadonlySet<string>): [string, string, str
 
 /**
  * Puts `billed(action)` in front of each built billable route. Call it before the routes are
- * mounted (middleware runs in registration order). Unbuilt routes answer 501 and are not billed.
+ * mounted (middleware runs in registration order).
  */
-export function applyBilling<E extends CoreEnv>(app: Hono<E>, built: ReadonlySet<string>): void {
-  for (const [action, method, path] of billableRoutes(built)) {
+export function applyBilling<E extends CoreEnv>(app: Hono<E>): void {
+  for (const [action, method, path] of billableRoutes()) {
     app.on(method, path, billed(action) as unknown as MiddlewareHandler<E>);
   }
 }

@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { COST_KEYS } from "../../packages/shared/credits/ledger.ts";
-import { GATEWAY_ACTIONS } from "../../packages/shared/gateway/mod.ts";
 import { createApp } from "../../packages/shared/http/app.ts";
 import { signedIn } from "../../packages/shared/auth/context.ts";
 import { applyBilling } from "../../services/ai-backend/billing.ts";
@@ -39,7 +38,7 @@ function spy(p: Platform, status: number): Spy {
     },
   });
   app.use("/api/*", signedIn);
-  applyBilling(app, new Set(Object.keys(GATEWAY_ACTIONS)));
+  applyBilling(app);
   app.all("*", (c) => {
     calls.push(`${c.req.method} ${c.req.path}`);
     return c.json(

@@ -38,9 +38,6 @@ export class HttpError extends Error {
   static conflict(message: string, details?: unknown) {
     return new HttpError(409, "conflict", message, details);
   }
-  static notImplemented(message: string) {
-    return new HttpError(501, "not_implemented", message);
-  }
 }
 
 export interface ErrorBody {

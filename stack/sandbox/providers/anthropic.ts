@@ -5,8 +5,16 @@
  * refusing temperature/top_p/top_k from version 2026-10-21 on as the real API does.
  *
  * Tests script the replies: `reply("text")`, `reply({ toolUse: [{ name, input }] })`, one
- * per request in order; with nothing scripted it answers a deterministic text that says it is
- * the sandbox and quotes the last user message.
+ * per request in order; scripted replies always come first. With nothing scripted:
+ * - a request that forces a tool (`tool_choice` `{type: "tool", name}`, or `{type: "any"}` with
+ *   tools: the first one) gets `stop_reason: "tool_use"` and one tool_use block for that tool whose
+ *   input is a deterministic instance of its input_schema, made of the words of the last user
+ *   message and seeded by a hash of the request (anthropic_tools.ts says which JSON Schema keywords
+ *   it honours); streamed, it arrives as input_json_delta events as the API sends them. It is
+ *   well-formed, not meaningful: callers' validation passes, domain checks (e.g. a re-ranking that
+ *   must name every id) may still refuse it, as they would a careless model's answer;
+ * - any other request gets a deterministic text that says it is the sandbox and quotes the last
+ *   user message.
  */
 import { StandIn, type StandInRequest } from "../standin.ts";
 import {
@@ -19,6 +27,7 @@ import {
   type StopReason,
   streamEvents,
 } from "./anthropic_messages.ts";
+import { forcedTool, instanceOf, requestSeed, wordsOf } from "./anthropic_tools.ts";
 
 export type ScriptedReply = string | {
   text?: string;
@@ -177,11 +186,28 @@ export class AnthropicStandIn extends StandIn {
     return b.stream ? sseResponse(streamEvents(message), headers) : Response.json(message, { headers });
   }
 
+  /** The reply to a request nothing was scripted for (see the module doc). */
+  #unscripted(b: Body): ScriptedReply {
+    const userText = lastUserText(b.messages as Body[]);
+    const tool = forcedTool(b);
+    if (!tool) return `This is the local Anthropic sandbox replying to: "${userText.slice(0, 200)}"`;
+    const earlier = (b.messages as Body[]).filter((m) => m.role === "user").map((m) => lastUserText([m]));
+    const words = [userText, ...earlier.reverse(), tool.description, tool.name]
+      .map(wordsOf).find((w) => w.length) ?? [];
+    const input = instanceOf(tool.input_schema, { seed: requestSeed(b), words });
+    return {
+      toolUse: [{
+        name: tool.name,
+        // An input_schema is an object schema; a schema that is not gets its value wrapped.
+        input: input && typeof input === "object" && !Array.isArray(input)
+          ? input as Record<string, unknown>
+          : { value: input },
+      }],
+    };
+  }
+
   #answer(b: Body): Message {
-    const scripted = this.#script.shift() ??
-      `This is the local Anthropic sandbox replying to: "${
-        lastUserText(b.messages as Body[]).slice(0, 200)
-      }"`;
+    const scripted = this.#script.shift() ?? this.#unscripted(b);
     const reply = typeof scripted === "string" ? { text: scripted } : scripted;
     const blocks: ContentBlock[] = [];
     if (reply.text !== undefined) blocks.push({ type: "text", text: reply.text });

@@ -64,7 +64,6 @@ app.openapi(
       ...gatewayErrorResponses,
       ...answers(402, "Insufficient credits (code insufficient_credits): nothing was done or charged"),
       415: { description: "Neither application/json nor multipart/form-data: {success: false, error, code}" },
-      ...answers(501, "The action's backend group is not built yet (not billed)"),
       ...answers(502, "The AI backend is unreachable (nothing charged) or broke its contract"),
     },
   }),
