@@ -22,6 +22,7 @@ export function validationError(what: string, issues: z.core.$ZodIssue[]): HttpE
 }
 
 export function validate<S extends z.ZodType>(schema: S, value: unknown, what = "request body"): z.infer<S> {
+  refuseUnstorable(value, what);
   const r = schema.safeParse(value);
   if (!r.success) throw validationError(what, r.error.issues);
   return r.data;
@@ -54,6 +55,29 @@ export function refuseDeep(value: unknown): void {
   }
 }
 
+/**
+ * Postgres text and jsonb cannot hold the NUL character (U+0000) or a lone UTF-16 surrogate: a
+ * string carrying one would fail deep in a handler's SQL (22P05, 22P02) as a 500, or be mangled.
+ * It is refused up front, naming where.
+ */
+export function refuseUnstorable(value: unknown, what: string): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000") || !v.isWellFormed()) {
+        throw new HttpError(
+          400,
+          "validation_failed",
+          `Invalid ${what}: strings must be well-formed Unicode without NUL characters (\\u0000)`,
+        );
+      }
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, child] of Object.entries(v)) stack.push(k, child);
+    }
+  }
+}
+
 export function parseQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
   return validate(schema, c.req.query(), "query parameters");
 }
@@ -83,4 +107,5 @@ export function validationHook(
 ): void {
   if (!result.success) throw validationError(TARGETS[result.target] ?? result.target, result.error.issues);
   if (result.target === "json") refuseDeep(result.data);
+  refuseUnstorable(result.data, TARGETS[result.target ?? ""] ?? "request");
 }
