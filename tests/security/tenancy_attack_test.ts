@@ -1273,6 +1273,20 @@ const RPC_ATTACKS: Record<
     status: 200,
     check: [],
   }),
+  kb_text_candidates: (w) => ({
+    args: {
+      p_workspace_id: w.t.ws,
+      p_category_ids: [w.pricingCat, w.guideCat],
+      p_uncategorised: true,
+      p_price_doc_types: null,
+      p_require_published: false,
+      p_match: "keraflex",
+      p_exclude: null,
+      p_limit: 250,
+    },
+    status: 200,
+    check: [],
+  }),
   kb_replace_chunks: (w) => ({
     args: { p_doc_id: w.guideDoc, p_chunks: [], p_embedding_model: "x" },
     status: 200,
@@ -1406,6 +1420,23 @@ platformTest(
       const r = await rpc(p, w.t.member.accessToken, name, args);
       assert.equal(r.status, 403, `member rpc/${name}: ${JSON.stringify(r.body)}`);
     }
+    // kb_text_candidates (SECURITY DEFINER) follows the chunk policy: the owner finds the Pricing
+    // chunk, a member (Pricing is admin-level) gets nothing, as the outsider above.
+    const candidates = (token: string) =>
+      rpc(p, token, "kb_text_candidates", {
+        p_workspace_id: w.t.ws,
+        p_category_ids: [w.pricingCat],
+        p_uncategorised: false,
+        p_price_doc_types: null,
+        p_require_published: false,
+        p_match: "keraflex",
+        p_exclude: null,
+        p_limit: 250,
+      });
+    const ownerHits = await candidates(w.t.owner.accessToken);
+    assert.equal(ownerHits.status, 200);
+    assert.ok(Array.isArray(ownerHits.body) && ownerHits.body.length > 0, JSON.stringify(ownerHits.body));
+    assert.deepEqual((await candidates(w.t.member.accessToken)).body, []);
     const callerBalance = await balance(p, w.t.outsider.id);
     const ownerBalance = await balance(p, w.t.owner.id);
     for (const [name, args] of Object.entries(SERVICE_ONLY)) {
