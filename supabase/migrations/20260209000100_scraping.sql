@@ -519,22 +519,5 @@ revoke execute on function public.scraping_session_transition_allowed(text, text
 
 -- scrape-session-manager-tick every minute: resumes running sessions whose runner died (a
 -- platform restart), through pg_net with the service-role key from Vault, as the flow scheduler.
-select cron.schedule(
-  'scrape-session-manager-tick',
-  '* * * * *',
-  $$
-  select net.http_post(
-    url := (select decrypted_secret from vault.decrypted_secrets where name = 'project_url')
-      || '/functions/v1/scrape-session-manager/tick',
-    headers := jsonb_build_object(
-      'Content-Type', 'application/json',
-      'apikey', (select decrypted_secret from vault.decrypted_secrets where name = 'service_role_key'),
-      'Authorization', 'Bearer ' || (select decrypted_secret from vault.decrypted_secrets where name = 'service_role_key')
-    ),
-    body := jsonb_build_object('time', now()),
-    timeout_milliseconds := 30000
-  )
-  where exists (select 1 from vault.decrypted_secrets where name = 'project_url')
-    and exists (select 1 from vault.decrypted_secrets where name = 'service_role_key');
-  $$
-);
+select cron.schedule('scrape-session-manager-tick', '* * * * *',
+  $$ select public.call_edge_function('/functions/v1/scrape-session-manager/tick', jsonb_build_object('time', now())) $$);

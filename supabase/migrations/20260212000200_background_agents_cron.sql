@@ -4,22 +4,5 @@
 -- never in a migration; the same pattern as flow-scheduler-cron). The function claims the due
 -- agents itself, atomically (agent_claim_due): overlapping ticks cannot double-run a slot. Until
 -- the secrets exist the job sends nothing.
-select cron.schedule(
-  'background-agents-cron',
-  '* * * * *',
-  $$
-  select net.http_post(
-    url := (select decrypted_secret from vault.decrypted_secrets where name = 'project_url')
-      || '/functions/v1/background-agent-runner/cron',
-    headers := jsonb_build_object(
-      'Content-Type', 'application/json',
-      'apikey', (select decrypted_secret from vault.decrypted_secrets where name = 'service_role_key'),
-      'Authorization', 'Bearer ' || (select decrypted_secret from vault.decrypted_secrets where name = 'service_role_key')
-    ),
-    body := jsonb_build_object('time', now()),
-    timeout_milliseconds := 30000
-  )
-  where exists (select 1 from vault.decrypted_secrets where name = 'project_url')
-    and exists (select 1 from vault.decrypted_secrets where name = 'service_role_key');
-  $$
-);
+select cron.schedule('background-agents-cron', '* * * * *',
+  $$ select public.call_edge_function('/functions/v1/background-agent-runner/cron', jsonb_build_object('time', now())) $$);

@@ -12,9 +12,8 @@
  * A route table; the domain is packages/shared/agent (chat.ts has the request's stages).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, jsonBody } from "@shared/http/openapi.ts";
 import { access, requireUser, userOnly } from "@shared/auth/context.ts";
 import {
@@ -30,12 +29,7 @@ const app = createFunctionApp("agent-chat");
 // Base64 images (4/3 of their bytes) plus the messages.
 const MAX_BODY_BYTES = Math.ceil((MAX_IMAGES * MAX_IMAGE_BYTES * 4) / 3) + 4 * 1024 * 1024;
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-  },
-});
+const limitRequestBody = limitBody(MAX_BODY_BYTES);
 
 /** One line of the stream (the spec's Events table, plus `error` before `done` on a failure). */
 const AgentChunk = z.looseObject({
@@ -59,7 +53,7 @@ app.openapi(
     tags: ["Agent chat"],
     summary: "One agent turn, streamed as NDJSON chunks",
     // The body limit and the sign-in check come before the body is read and validated.
-    middleware: [limitBody, userOnly] as const,
+    middleware: [limitRequestBody, userOnly] as const,
     request: jsonBody(AgentChatRequestSchema),
     responses: {
       200: {

@@ -11,9 +11,8 @@
  * Nothing is billed: the caller is anonymous; `cost` reports what the model call cost (USD).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { serviceDb } from "@shared/auth/context.ts";
 import { env } from "@shared/env.ts";
@@ -57,12 +56,7 @@ app.post("/", async (c, next) => {
 
 app.post(
   "/",
-  bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-    },
-  }),
+  limitBody(MAX_BODY_BYTES),
 );
 
 app.openapi(

@@ -12,9 +12,9 @@
  * role. Domain: packages/shared/background_agents.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { caller, signedIn } from "@shared/auth/context.ts";
@@ -54,12 +54,7 @@ app.openapi(
     path: "/",
     tags,
     summary: "Run an agent now, or start one of its pending runs",
-    middleware: bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
+    middleware: limitBody(MAX_BODY_BYTES),
     request: jsonBody(RunRequest),
     responses: {
       ...okJson("{success, run_id, status, duration_ms, output} or the delegated or failed form"),

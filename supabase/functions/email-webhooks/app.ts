@@ -7,10 +7,9 @@
  * changed). Mapping of events to logs and analytics: packages/shared/email/events.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, okJson } from "@shared/http/openapi.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { serviceDb } from "@shared/auth/context.ts";
 import { handleEmailWebhook, webhookSecret } from "@shared/email/mod.ts";
 
@@ -20,12 +19,7 @@ const app = createFunctionApp("email-webhooks");
 
 app.use(
   "/",
-  bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HttpError(413, "payload_too_large", `The webhook body exceeds ${MAX_BODY_BYTES} bytes`);
-    },
-  }),
+  limitBody(MAX_BODY_BYTES, "webhook body"),
 );
 
 const Received = z.object({

@@ -12,9 +12,8 @@
  * packages/shared/flows.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { signedIn } from "@shared/auth/context.ts";
 import { FlowEngineRequest } from "@shared/flows/mod.ts";
@@ -30,12 +29,7 @@ app.openapi(
     path: "/",
     tags: ["Flow engine"],
     summary: "Run, dry-run or save a flow, or trigger a flow event",
-    middleware: bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
+    middleware: limitBody(MAX_BODY_BYTES),
     request: jsonBody(FlowEngineRequest),
     responses: { ...okJson("The action's result, {success: true, ...}"), ...errorResponses },
   }),

@@ -13,9 +13,8 @@
  * polling deadline; default 180 s mini, 540 s plus); VR_WORLD_POLL_INTERVAL_MS (default 5000).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { requireUser, requireWorkspaceRole, serviceDb, userOnly } from "@shared/auth/context.ts";
 import { env } from "@shared/env.ts";
@@ -43,12 +42,7 @@ app.openapi(
     summary: "Generate a 3D world (Gaussian splats, collider mesh, panorama) from a room photo and a prompt",
     middleware: [
       userOnly,
-      bodyLimit({
-        maxSize: MAX_BODY_BYTES,
-        onError: () => {
-          throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-        },
-      }),
+      limitBody(MAX_BODY_BYTES),
     ] as const,
     request: jsonBody(GenerateWorldRequest),
     responses: {

@@ -20,9 +20,9 @@
  * Domain: packages/shared/seo (pipeline.ts has the stages, billing.ts the costs).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { runInBackground } from "@shared/http/background.ts";
@@ -44,12 +44,7 @@ const tags = ["SEO"];
 const app = createFunctionApp("seo-pipeline");
 const MAX_BODY_BYTES = 1024 * 1024;
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-  },
-});
+const limitRequestBody = limitBody(MAX_BODY_BYTES);
 
 const serviceOnly: MiddlewareHandler = async (c, next) => {
   const who = caller(c).kind;
@@ -70,7 +65,7 @@ app.openapi(
     path: "/",
     tags,
     summary: "Run the SEO article pipeline (waits for the article, or 202 with async)",
-    middleware: [limitBody, userOnly] as const,
+    middleware: [limitRequestBody, userOnly] as const,
     request: jsonBody(PipelineRequest),
     responses: {
       ...okJson("{success, data: {article_id, article {id, title, contentMarkdown, ...}}}"),

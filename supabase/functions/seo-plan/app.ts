@@ -8,9 +8,8 @@
  * 402 insufficient credits, 502 model or keyword-data failure, 503 not configured.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { requireUser, serviceDb, userOnly } from "@shared/auth/context.ts";
 import { dataForSeoFromEnv, PlanRequest, planStep, seoLlmFromEnv } from "@shared/seo/mod.ts";
@@ -25,12 +24,7 @@ app.openapi(
     tags: ["SEO"],
     summary: "An article plan from keyword research and a content brief",
     middleware: [
-      bodyLimit({
-        maxSize: MAX_BODY_BYTES,
-        onError: () => {
-          throw new HttpError(413, "payload_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes`);
-        },
-      }),
+      limitBody(MAX_BODY_BYTES),
       userOnly,
     ] as const,
     request: jsonBody(PlanRequest),

@@ -7,10 +7,9 @@
  * outcome `duplicate` with nothing changed. Events and effects: packages/shared/social/webhook.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { createFunctionApp } from "@shared/http/app.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, okJson } from "@shared/http/openapi.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { serviceDb } from "@shared/auth/context.ts";
 import { handleLateWebhook, lateWebhookSecret } from "@shared/social/mod.ts";
 
@@ -19,12 +18,7 @@ const MAX_BODY_BYTES = 256 * 1024;
 const app = createFunctionApp("social-webhook-handler");
 app.use(
   "/",
-  bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HttpError(413, "payload_too_large", `The webhook body exceeds ${MAX_BODY_BYTES} bytes`);
-    },
-  }),
+  limitBody(MAX_BODY_BYTES, "webhook body"),
 );
 
 const Received = z.object({ received: z.literal(true), event: z.string(), outcome: z.string() });
