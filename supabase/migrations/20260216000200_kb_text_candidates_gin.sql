@@ -78,9 +78,10 @@ revoke execute on function public.kb_text_candidates(uuid, uuid[], boolean, text
 grant execute on function public.kb_text_candidates(uuid, uuid[], boolean, text[], boolean, tsquery, tsquery, integer)
   to authenticated, service_role;
 
--- kb_hybrid_search as in 20260214000200_kb_quick_pick_speed.sql (same signature, grants, RLS,
--- score formula and candidate sets); only the text tiers take their candidates from
--- kb_text_candidates instead of testing every eligible chunk, and the HNSW branch (more than
+-- kb_hybrid_search with the plan of 20260214000200_kb_quick_pick_speed.sql (its header: exact
+-- distances for up to 500 candidates, else HNSW; text tiers without function words, bounded)
+-- and the same signature, grants, RLS and score formula. The text tiers take their candidates
+-- from kb_text_candidates instead of testing every eligible chunk, and the HNSW branch (more than
 -- 500 candidates), whose plan its settings already fix, keeps a generic plan instead of being
 -- planned again for every call's values (plan_cache_mode for the statement only, put back
 -- after): kb_hybrid_search p50 10.3 -> 8.6 ms on the bench corpus.

@@ -21,6 +21,7 @@ import { env } from "../env.ts";
 import { safeFetch, UnsafeUrlError } from "../net/safe_fetch.ts";
 import { type ExtractionHints, extractPrice } from "./extract.ts";
 import type { SourceResult } from "./schemas.ts";
+import { mapLimited } from "../concurrency.ts";
 
 export const CREDITS_PER_SOURCE = 0.5;
 /** Sources checked at once by one check. */
@@ -99,19 +100,6 @@ async function checkSource(s: SourceRow, settings: ReturnType<typeof fetchSettin
       : `the page could not be fetched: ${(err as Error).message}`;
     return { ...base, status: "failed", price: null, currency: null, via: null, error: why.slice(0, 500) };
   }
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 async function failJob(
@@ -194,7 +182,7 @@ export async function runCheck(service: SupabaseClient, req: CheckRequest): Prom
   let refunded = 0;
   try {
     const settings = fetchSettings();
-    const results = await mapLimit(sources, CONCURRENCY, (s) => checkSource(s, settings));
+    const results = await mapLimited(sources, CONCURRENCY, (s) => checkSource(s, settings));
     // Pages that could not be read cost nothing.
     for (const r of results.filter((r) => r.status === "failed")) {
       const charge = held.get(r.source_id)!;

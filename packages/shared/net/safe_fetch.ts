@@ -133,8 +133,8 @@ async function defaultResolve(host: string): Promise<string[]> {
   return out;
 }
 
-/** Refuses a URL that does not lead to the public internet; returns the parsed URL. */
-export async function checkUrl(raw: string, resolve = defaultResolve): Promise<URL> {
+/** Parses an absolute http(s) URL, or throws UnsafeUrlError saying why not. */
+export function parseHttpUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -144,6 +144,12 @@ export async function checkUrl(raw: string, resolve = defaultResolve): Promise<U
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new UnsafeUrlError(`Only http and https URLs are allowed, not ${url.protocol}`);
   }
+  return url;
+}
+
+/** Refuses a URL that does not lead to the public internet; returns the parsed URL. */
+export async function checkUrl(raw: string, resolve = defaultResolve): Promise<URL> {
+  const url = parseHttpUrl(raw);
   if (url.username || url.password) throw new UnsafeUrlError("URLs with credentials are not allowed");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (BLOCKED_NAMES.test(host)) throw new UnsafeUrlError(`Refused host ${host}: not a public address`);

@@ -13,7 +13,7 @@
  * - limits: a body cap (SCRAPER_MAX_PAGE_BYTES) and one deadline per request (timeout).
  */
 import robotsParserModule from "robots-parser";
-import { safeFetch, type SafeResponse, UnsafeUrlError } from "../net/safe_fetch.ts";
+import { parseHttpUrl, safeFetch, type SafeResponse, UnsafeUrlError } from "../net/safe_fetch.ts";
 import type { ScraperConfig } from "./config.ts";
 import { DomainError } from "../errors.ts";
 
@@ -187,15 +187,7 @@ export async function politeFetch(
   cfg: ScraperConfig,
   opts: PoliteFetchOptions = {},
 ): Promise<SafeResponse> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UnsafeUrlError(`Not a valid URL: ${raw.slice(0, 200)}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UnsafeUrlError(`Only http and https URLs are allowed, not ${url.protocol}`);
-  }
+  const url = parseHttpUrl(raw);
   const robots = await robotsAllows(url.toString(), cfg);
   if (!robots.allowed) throw new RobotsDisallowedError(url.toString(), robots.why);
   return await withHostSlot(

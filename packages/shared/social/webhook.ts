@@ -41,19 +41,6 @@ function hexBytes(hex: string): Uint8Array<ArrayBuffer> | null {
   return Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16));
 }
 
-/** Hex HMAC-SHA256 of the body: what the provider sends (also used by the stand-in and tests). */
-export async function signLateBody(secret: string, rawBody: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    enc.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(rawBody)));
-  return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Throws 401 unless `signature` is the body's HMAC under `secret` (constant time). */
 export async function verifyLateSignature(
   secret: string,

@@ -7,6 +7,7 @@ import { encodePng } from "./png.ts";
 import { STAGE_LIMITS } from "./config.ts";
 import type { StageContext } from "./context.ts";
 import type { ClassifiedImage } from "./classify_images.ts";
+import { mapLimited } from "@shared/concurrency.ts";
 
 export const IMAGE_BUCKET = "material-images";
 
@@ -21,24 +22,6 @@ export interface UploadedImage {
 }
 export interface UploadOutput {
   uploaded_images: UploadedImage[];
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (t: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 export async function uploadImages(
