@@ -69,6 +69,8 @@ const hosts = new Map<string, HostState>();
 async function withHostSlot<T>(host: string, concurrency: number, delayMs: number, fn: () => Promise<T>) {
   let st = hosts.get(host);
   if (!st) {
+    const now = Date.now();
+    for (const [h, idle] of hosts) if (idle.active === 0 && now >= idle.nextStart) hosts.delete(h);
     st = { active: 0, nextStart: 0, waiting: [] };
     hosts.set(host, st);
   }
@@ -88,7 +90,9 @@ async function withHostSlot<T>(host: string, concurrency: number, delayMs: numbe
     if (next) next(); // the slot passes straight to the next waiter
     else {
       state.active--;
-      if (state.active === 0) hosts.delete(host);
+      // An idle host keeps its state until its delay has passed, so the next request after a
+      // quick one still waits; stale idle entries are swept as new hosts arrive.
+      if (state.active === 0 && Date.now() >= state.nextStart) hosts.delete(host);
     }
   }
 }
