@@ -1,13 +1,17 @@
 /**
- * Knowledge-base benchmark: `deno run -A bench/kb.ts [documents]` (default 1,000).
+ * Knowledge-base benchmark: `deno run -A bench/kb.ts [documents] [batch size]` (defaults 1,000
+ * and 100).
  *
  * Starts an ephemeral local platform, creates a workspace with the Pricing category, then:
  *   - ingest: writes `documents` price documents (price lists, discount rules, promotions) with
- *     4 concurrent writers through the AI backend (chunk + local embeddings + one RPC each) and
- *     reports documents per second and chunks stored;
+ *     4 concurrent writers through the AI backend, one POST /api/kb/documents each (chunk + local
+ *     embeddings + one RPC each), and reports documents per second and chunks stored;
  *   - quick pick: search_knowledge_base with category_slug pricing (embed the query + hybrid SQL
  *     over HNSW and GIN), sequential, and reports p50/p99 latency; also through the ai-gateway
- *     edge function (auth, billing, proxy) to show the gateway's share.
+ *     edge function (auth, billing, proxy) to show the gateway's share;
+ *   - batch ingest: the same documents into a second workspace through POST
+ *     /api/kb/documents/batch, `batch size` documents per request, 2 concurrent writers (after the
+ *     quick pick, so that it searches the same index as before this phase existed).
  * The embedding provider is the local one, so the figures measure this system, not a network.
  */
 import { aiBackendOf } from "../stack/ai-backend/part.ts";
@@ -16,6 +20,7 @@ import { sqlAs } from "../fixtures/sql.ts";
 import { fmtLoad, load } from "./lib.ts";
 
 const DOCS = Math.min(Math.max(Number(Deno.args[0] ?? 1000) || 1000, 10), 20_000);
+const BATCH = Math.min(Math.max(Number(Deno.args[1] ?? 100) || 100, 1), 100);
 const MANUFACTURERS = ["Mapei", "Kerakoll", "Marazzi", "Porcelanosa", "Ardex", "Schlüter", "Sika", "Weber"];
 const PRODUCTS = ["adhesive", "grout", "primer", "tiles", "membrane", "profile", "sealant", "screed"];
 
@@ -128,6 +133,35 @@ try {
     return res.status === 200 && body.data.results.length > 0;
   }, { requests: 200, concurrency: 1, warmup: 20 });
   console.log(fmtLoad("quick pick, via ai-gateway + billing (1 client)", viaGateway));
+
+  // Batch ingest: the same documents into a second workspace, BATCH per request.
+  const ws2 = await createWorkspace(platform, owner.id);
+  const category2 =
+    (await post("/api/kb/categories", { workspace_id: ws2, name: "Pricing", slug: "pricing" })).category.id;
+  let nextBatch = 0;
+  const tb = performance.now();
+  await Promise.all(Array.from({ length: 2 }, async () => {
+    while (nextBatch < DOCS) {
+      const from = nextBatch;
+      nextBatch = Math.min(DOCS, nextBatch + BATCH);
+      const documents = Array.from({ length: nextBatch - from }, (_, k) => {
+        const d = priceDoc(from + k);
+        return { title: d.title, category_id: category2, price_doc_type: d.type, content: d.content };
+      });
+      const r = await post("/api/kb/documents/batch", { workspace_id: ws2, documents });
+      if (r.documents.length !== documents.length) throw new Error("batch: wrong number of results");
+    }
+  }));
+  const batchSeconds = (performance.now() - tb) / 1000;
+  const chunks2 = (await platform.db.query<{ n: number }>(
+    `select count(*)::int as n from public.kb_doc_chunks where workspace_id = $1`,
+    [ws2],
+  )).rows[0].n;
+  console.log(
+    `batch ingest ${DOCS} documents (${BATCH} per request, 2 writers)`.padEnd(44) +
+      ` ${batchSeconds.toFixed(1)} s  ${(DOCS / batchSeconds).toFixed(1)} docs/s  ${chunks2} chunks` +
+      `  (${(seconds / batchSeconds).toFixed(2)}x one-by-one)`,
+  );
 } finally {
   await platform.stop();
 }

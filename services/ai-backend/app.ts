@@ -33,6 +33,8 @@ import { clipRoutes } from "./routes/clip.ts";
 import { aiServiceRoutes } from "./routes/ai_services.ts";
 import { llmRoutes } from "./routes/llm.ts";
 import { applyBilling } from "./billing.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
+import { KB_BATCH_MAX_BYTES } from "@shared/kb/schemas.ts";
 
 export type { BackendConfig } from "./config.ts";
 
@@ -43,6 +45,8 @@ export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> 
     await next();
   });
   app.use("/api/*", signedIn);
+  // Before billing, which reads the body: a batch import over the cap is refused unread (413).
+  app.use("/api/kb/documents/batch", limitBody(KB_BATCH_MAX_BYTES, "batch of documents"));
   // The one billing point: every billable route debits a user caller (billing.ts).
   applyBilling(app);
 

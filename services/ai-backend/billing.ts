@@ -97,8 +97,11 @@ async function withBillingBody(res: Response, billing: Record<string, unknown>):
   return new Response(JSON.stringify({ ...body, billing }), { status: res.status, headers });
 }
 
-/** The billing middleware of one action (see the module doc). */
-export function billed(action: string): MiddlewareHandler<CoreEnv> {
+/**
+ * The billing middleware of one action (see the module doc); `quantity` overrides the action's
+ * units (a backend-only route billed as an action, see EXTRA_BILLED_ROUTES).
+ */
+export function billed(action: string, quantity?: (payload: Payload) => number): MiddlewareHandler<CoreEnv> {
   const spec = billableSpec(action);
   return async (c, next) => {
     const who = caller(c);
@@ -108,7 +111,7 @@ export function billed(action: string): MiddlewareHandler<CoreEnv> {
       userId: who.userId,
       action,
       costKey: costKeyOf(spec as ActionSpec, payload)!,
-      quantity: quantityOf(spec as ActionSpec, payload),
+      quantity: quantity ? quantity(payload) : quantityOf(spec as ActionSpec, payload),
       workspaceId: typeof payload.workspace_id === "string" ? payload.workspace_id : null,
       referenceId: c.var.requestId.slice(0, 200), // the client's x-request-id, bounded
     });
@@ -138,6 +141,24 @@ export function billed(action: string): MiddlewareHandler<CoreEnv> {
 /** Hono's path form of a map template: `/api/kb/documents/{doc_id}` -> `/api/kb/documents/:doc_id`. */
 const honoPath = (template: string) => template.replaceAll(/\{([a-z_]+)\}/g, ":$1");
 
+/**
+ * Backend routes outside the spec's gateway table, billed as one of its actions per unit:
+ * POST /api/kb/documents/batch costs what kb_create_document costs, per document.
+ */
+export const EXTRA_BILLED_ROUTES: readonly {
+  action: string;
+  method: string;
+  path: string;
+  quantity: (payload: Payload) => number;
+}[] = [
+  {
+    action: "kb_create_document",
+    method: "POST",
+    path: "/api/kb/documents/batch",
+    quantity: (p) => Array.isArray(p.documents) && p.documents.length > 0 ? p.documents.length : 1,
+  },
+];
+
 /** Every billable action among `built`, plus upload-async: [action, method, Hono path]. */
 export function billableRoutes(): [string, string, string][] {
   const out: [string, string, string][] = [];
@@ -155,5 +176,8 @@ export function billableRoutes(): [string, string, string][] {
 export function applyBilling<E extends CoreEnv>(app: Hono<E>): void {
   for (const [action, method, path] of billableRoutes()) {
     app.on(method, path, billed(action) as unknown as MiddlewareHandler<E>);
+  }
+  for (const r of EXTRA_BILLED_ROUTES) {
+    app.on(r.method, r.path, billed(r.action, r.quantity) as unknown as MiddlewareHandler<E>);
   }
 }

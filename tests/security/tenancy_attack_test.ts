@@ -12,6 +12,7 @@
  * Every attack asserts the refusal the platform documents, and the write attacks also compare a
  * fingerprint of every public table before and after: a refusal that still wrote is a failure.
  */
+import { sketchBits } from "../../packages/shared/embeddings/simhash.ts";
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { platformTest } from "../helpers/platform.ts";
@@ -1312,6 +1313,26 @@ const RPC_ATTACKS: Record<
       p_chunks: [],
     },
     status: 403,
+  }),
+  // The batch form writes through kb_upsert_document as the caller: RLS refuses the first entry.
+  kb_upsert_documents: (w) => ({
+    args: {
+      p_workspace_id: w.t.ws,
+      p_documents: [{
+        title: "Planted",
+        category_id: null,
+        content: "x",
+        content_hash: "0".repeat(64),
+        chunks: [],
+      }],
+    },
+    status: 403,
+  }),
+  // A pure function of its argument (the vector index's sketch): nothing of any workspace.
+  kb_embedding_bits: () => ({
+    args: { p_embedding: `[${Array(1024).fill(0.01).join(",")}]` },
+    status: 200,
+    check: Array.from(sketchBits(Array(1024).fill(0.01))).join(""),
   }),
   // Runs as the caller: RLS leaves an outsider none of the victim workspace's logs to count.
   // The outsider is neither the requester nor a handler of the workspace: no status is theirs to set.

@@ -64,6 +64,34 @@ export const documentCreateSchema = z.object({
   metadata: metadata.optional(),
 }).meta({ id: "KbDocumentCreate" });
 
+/** Documents per POST /api/kb/documents/batch, and the request body's cap in bytes. */
+export const KB_BATCH_MAX_DOCUMENTS = 100;
+export const KB_BATCH_MAX_BYTES = 10 * 1024 * 1024;
+
+export const documentBatchSchema = z.object({
+  workspace_id: uuid,
+  documents: z.array(documentCreateSchema.omit({ workspace_id: true })).min(1).max(KB_BATCH_MAX_DOCUMENTS)
+    .meta({
+      description:
+        `1-${KB_BATCH_MAX_DOCUMENTS} documents, each as kb_create_document's body without workspace_id`,
+    }),
+}).superRefine((body, ctx) => {
+  // Two entries with one (title, category_id) would write one document twice.
+  const first = new Map<string, number>();
+  body.documents.forEach((d, i) => {
+    const key = `${d.category_id ?? ""}\u0000${d.title}`;
+    const j = first.get(key);
+    if (j === undefined) first.set(key, i);
+    else {
+      ctx.addIssue({
+        code: "custom",
+        path: ["documents", i, "title"],
+        message: `repeats documents[${j}] (same title and category_id)`,
+      });
+    }
+  });
+}).meta({ id: "KbDocumentBatch" });
+
 export const documentUpdateSchema = z.object({
   title: z.string().trim().min(1).max(500).optional(),
   category_id: uuid.nullable().optional(),

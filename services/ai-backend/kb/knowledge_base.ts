@@ -32,6 +32,7 @@ import type { z } from "zod";
 import { type AccessLevel, PRICING_SLUG, type searchKnowledgeBaseSchema } from "@shared/kb/schemas.ts";
 import { allowedAccessLevels, type HybridRow, slugify, toSearchHit } from "@shared/kb/search.ts";
 import { toPgVector } from "@shared/embeddings/provider.ts";
+import { embeddingSketch } from "@shared/embeddings/simhash.ts";
 import { db, requireWorkspaceRole } from "@shared/auth/context.ts";
 import { dbError } from "@shared/supabase/postgrest.ts";
 import type { ChunkRow } from "@shared/rag/search.ts";
@@ -67,6 +68,7 @@ export async function hybridSearch(c: Ctx, p: SearchParams): Promise<HybridRow[]
     p_workspace_id: p.workspace_id,
     p_query_text: p.query,
     p_query_embedding: toPgVector(vector),
+    p_query_sketch: embeddingSketch(vector),
     p_match_count: p.limit,
     p_match_threshold: p.threshold,
     p_category_id: p.category_id ?? null,

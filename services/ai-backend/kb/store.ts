@@ -14,6 +14,7 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { chunkMarkdown, embeddingInput } from "@shared/kb/chunking.ts";
 import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
+import { embeddingSketch } from "@shared/embeddings/simhash.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { dbError } from "@shared/supabase/postgrest.ts";
 import { priceEntriesRow } from "@shared/pricing/store.ts";
@@ -30,6 +31,8 @@ export interface ChunkRow {
   char_start: number;
   char_end: number;
   embedding: number[];
+  /** SimHash sketch of the embedding for the vector index (simhash.ts). */
+  embedding_sketch: string;
 }
 
 export interface KbDocument {
@@ -53,11 +56,28 @@ export interface WriteResult {
 
 /** Chunks a document and embeds every chunk (input type `document`). */
 export async function embedDocument(embeddings: EmbeddingProvider, content: string): Promise<ChunkRow[]> {
-  const chunks = chunkMarkdown(content);
-  if (!chunks.length) return [];
-  const vectors = await embeddings.embed(chunks.map(embeddingInput), "document");
-  // float32 is what pgvector stores: seven significant digits lose nothing and halve the payload.
-  return chunks.map((ch, i) => ({ ...ch, embedding: vectors[i].map((x) => Number(x.toPrecision(7))) }));
+  return (await embedDocuments(embeddings, [content]))[0];
+}
+
+/**
+ * Chunks several documents and embeds all their chunks in one provider call (the remote adapters
+ * split it into their batch size), so a batch of documents costs one round trip, not one each.
+ */
+export async function embedDocuments(
+  embeddings: EmbeddingProvider,
+  contents: readonly string[],
+): Promise<ChunkRow[][]> {
+  const chunked = contents.map((content) => chunkMarkdown(content));
+  const texts = chunked.flatMap((chunks) => chunks.map(embeddingInput));
+  const vectors = texts.length ? await embeddings.embed(texts, "document") : [];
+  let next = 0;
+  return chunked.map((chunks) =>
+    chunks.map((ch) => {
+      // float32 is what pgvector stores: seven significant digits lose nothing and halve the payload.
+      const embedding = vectors[next++].map((x) => Number(x.toPrecision(7)));
+      return { ...ch, embedding, embedding_sketch: embeddingSketch(embedding) };
+    })
+  );
 }
 
 const RETRYABLE = new Set(["40001", "23505"]);
@@ -72,6 +92,44 @@ export interface UpsertInput {
   source: "manual" | "pdf" | "api";
   metadata?: Record<string, unknown>;
 }
+
+/** kb_upsert_document's arguments for one document, without the `p_` prefix (kb_upsert_documents' form). */
+function writeArgs(
+  input: UpsertInput,
+  hash: string,
+  chunks: ChunkRow[] | null,
+  model: string,
+  assumedId: string,
+  syncPrice: boolean,
+): Record<string, unknown> {
+  const price = syncPrice
+    ? priceEntriesRow({
+      id: assumedId,
+      workspace_id: input.workspace_id,
+      title: input.title,
+      content: input.content,
+      content_hash: hash,
+      price_doc_type: input.price_doc_type ?? null,
+    })
+    : null;
+  return {
+    title: input.title,
+    category_id: input.category_id,
+    content: input.content,
+    content_hash: hash,
+    status: input.status ?? null,
+    price_doc_type: input.price_doc_type ?? null,
+    source: input.source,
+    metadata: input.metadata ?? null,
+    chunks,
+    embedding_model: chunks ? model : null,
+    sync_price: syncPrice,
+    price,
+    assumed_id: syncPrice ? assumedId : null,
+  };
+}
+
+type Existing = { id: string; content_hash: string };
 
 /**
  * kb_create_document: insert, or update in place by (workspace_id, title, category_id). With
@@ -89,42 +147,94 @@ export async function upsertDocument(
     q = input.category_id ? q.eq("category_id", input.category_id) : q.is("category_id", null);
     const existing = await q.maybeSingle();
     if (existing.error) throw dbError(existing.error, "Document");
-    return existing.data as { id: string; content_hash: string } | null;
+    return existing.data as Existing | null;
   };
   let existing = await readExisting();
   let chunks = existing?.content_hash === hash ? null : await embedDocument(deps.embeddings, input.content);
   const placeholder = crypto.randomUUID();
   for (let attempt = 0;; attempt++) {
-    const assumedId = existing?.id ?? placeholder;
-    const price = opts.syncPrice
-      ? priceEntriesRow({
-        id: assumedId,
-        workspace_id: input.workspace_id,
-        title: input.title,
-        content: input.content,
-        content_hash: hash,
-        price_doc_type: input.price_doc_type ?? null,
-      })
-      : null;
+    const args = writeArgs(
+      input,
+      hash,
+      chunks,
+      deps.embeddings.model,
+      existing?.id ?? placeholder,
+      opts.syncPrice ?? false,
+    );
     const { data, error } = await deps.db.rpc("kb_upsert_document", {
       p_workspace_id: input.workspace_id,
-      p_title: input.title,
-      p_category_id: input.category_id,
-      p_content: input.content,
-      p_content_hash: hash,
-      p_status: input.status ?? null,
-      p_price_doc_type: input.price_doc_type ?? null,
-      p_source: input.source,
-      p_metadata: input.metadata ?? null,
-      p_chunks: chunks,
-      p_embedding_model: chunks ? deps.embeddings.model : null,
-      ...(opts.syncPrice ? { p_sync_price: true, p_price: price, p_assumed_id: assumedId } : {}),
+      ...Object.fromEntries(Object.entries(args).map(([k, v]) => [`p_${k}`, v])),
     });
     if (!error) return data as WriteResult;
     if (attempt === 0 && error.code && RETRYABLE.has(error.code)) {
       chunks ??= await embedDocument(deps.embeddings, input.content);
       // Another writer created or changed it: its id is the one the entries must name.
       if (opts.syncPrice) existing = await readExisting();
+      continue;
+    }
+    throw dbError(error, "Document");
+  }
+}
+
+/** Up to this many titles per existing-documents read (keeps the query string short). */
+const TITLES_PER_READ = 40;
+
+/**
+ * The batch form of upsertDocument (POST /api/kb/documents/batch): every document of one
+ * workspace written by one kb_upsert_documents call, in one transaction, after one existing-rows
+ * read per 40 titles and one embedding call for all the changed documents. Results in input
+ * order. Callers have rejected repeated (title, category_id) pairs.
+ */
+export async function upsertDocuments(
+  deps: KbDeps,
+  workspaceId: string,
+  inputs: readonly UpsertInput[],
+  opts: { syncPrice?: boolean } = {},
+): Promise<WriteResult[]> {
+  const hashes = await Promise.all(inputs.map((d) => contentHash(d.content)));
+  const key = (title: string, category: string | null) => `${category ?? ""}\u0000${title}`;
+  const readExisting = async () => {
+    const found = new Map<string, Existing>();
+    const titles = [...new Set(inputs.map((d) => d.title))];
+    for (let i = 0; i < titles.length; i += TITLES_PER_READ) {
+      const { data, error } = await deps.db.from("kb_docs").select("id, title, category_id, content_hash")
+        .eq("workspace_id", workspaceId).in("title", titles.slice(i, i + TITLES_PER_READ));
+      if (error) throw dbError(error, "Document");
+      for (const r of data as (Existing & { title: string; category_id: string | null })[]) {
+        found.set(key(r.title, r.category_id), r);
+      }
+    }
+    return inputs.map((d) => found.get(key(d.title, d.category_id)) ?? null);
+  };
+  const embedWhere = async (need: boolean[], into: (ChunkRow[] | null)[]) => {
+    const which = inputs.map((_, i) => i).filter((i) => need[i]);
+    const embedded = await embedDocuments(deps.embeddings, which.map((i) => inputs[i].content));
+    which.forEach((i, k) => into[i] = embedded[k]);
+  };
+  let existing = await readExisting();
+  const chunks: (ChunkRow[] | null)[] = inputs.map(() => null);
+  await embedWhere(existing.map((e, i) => e?.content_hash !== hashes[i]), chunks);
+  const placeholders = inputs.map(() => crypto.randomUUID());
+  for (let attempt = 0;; attempt++) {
+    const documents = inputs.map((d, i) =>
+      writeArgs(
+        d,
+        hashes[i],
+        chunks[i],
+        deps.embeddings.model,
+        existing[i]?.id ?? placeholders[i],
+        opts.syncPrice ?? false,
+      )
+    );
+    const { data, error } = await deps.db.rpc("kb_upsert_documents", {
+      p_workspace_id: workspaceId,
+      p_documents: documents,
+    });
+    if (!error) return data as WriteResult[];
+    if (attempt === 0 && error.code && RETRYABLE.has(error.code)) {
+      // Another writer created or changed some of them: embed the rest and read their ids again.
+      await embedWhere(chunks.map((c) => c === null), chunks);
+      existing = await readExisting();
       continue;
     }
     throw dbError(error, "Document");

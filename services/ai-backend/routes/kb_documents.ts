@@ -5,12 +5,17 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { HttpError } from "@shared/http/errors.ts";
-import { documentCreateSchema, documentFromPdfSchema, documentUpdateSchema } from "@shared/kb/schemas.ts";
+import {
+  documentBatchSchema,
+  documentCreateSchema,
+  documentFromPdfSchema,
+  documentUpdateSchema,
+} from "@shared/kb/schemas.ts";
 import { checkPriceDocument } from "@shared/kb/pricing.ts";
 import { db, requireWorkspaceRole, WRITER_ROLES } from "@shared/auth/context.ts";
 import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { authorizeDocumentWrite, invisibleDocument } from "../kb/access.ts";
-import { type KbDocument, updateDocument, upsertDocument } from "../kb/store.ts";
+import { type KbDocument, updateDocument, upsertDocument, upsertDocuments } from "../kb/store.ts";
 import { storePriceEntries } from "@shared/pricing/store.ts";
 import { decodeBase64, pdfText } from "../kb/pdf.ts";
 import { errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
@@ -29,6 +34,19 @@ function checkPricing(priceDocType: string | null | undefined, content: string):
     );
   }
   return r.warnings;
+}
+
+/** Runs a check of documents[i], naming the document in the error it throws. */
+async function forDocument<T>(i: number, check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    const details = Array.isArray(err.details)
+      ? err.details.map((d) => ({ ...d, path: ["documents", i, ...(Array.isArray(d?.path) ? d.path : [])] }))
+      : err.details;
+    throw new HttpError(err.status, err.code, `documents[${i}]: ${err.message}`, details);
+  }
 }
 
 export function kbDocumentRoutes() {
@@ -56,6 +74,53 @@ export function kbDocumentRoutes() {
         source: "api",
       }, { syncPrice: true });
       return c.json({ ...r, warnings }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/kb/documents/batch",
+      tags,
+      summary: "Create or update up to 100 KB documents in one transaction (imports)",
+      description: "Each entry is kb_create_document's body without workspace_id and is written with its " +
+        "semantics (upsert by title and category, re-embedded only when the content changed, price entries " +
+        "in step). All or nothing: a refused entry fails the request with its index (`documents[i]: ...`) and " +
+        "nothing is written. Billed as kb_create_document per document. Not in the spec's gateway table.",
+      request: jsonBody(documentBatchSchema),
+      responses: {
+        ...okJson("{documents: [{document, created, re_embedded, warnings}]} in input order"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      // Authorisation per distinct (category, priced) pair: the same checks as one document.
+      const checked = new Set<string>();
+      const warnings: string[][] = [];
+      for (const [i, d] of body.documents.entries()) {
+        const pair = `${d.category_id ?? ""}|${d.price_doc_type ?? ""}`;
+        if (!checked.has(pair)) {
+          await forDocument(
+            i,
+            () => authorizeDocumentWrite(c, body.workspace_id, d.category_id, d.price_doc_type),
+          );
+          checked.add(pair);
+        }
+        warnings.push(await forDocument(i, () => checkPricing(d.price_doc_type, d.content)));
+      }
+      const results = await upsertDocuments(
+        { db: db(c), embeddings: c.get("cfg").embeddings },
+        body.workspace_id,
+        body.documents.map((d) => ({
+          ...d,
+          workspace_id: body.workspace_id,
+          category_id: d.category_id ?? null,
+          source: "api" as const,
+        })),
+        { syncPrice: true },
+      );
+      return c.json({ documents: results.map((r, i) => ({ ...r, warnings: warnings[i] })) }, 200);
     },
   );
 

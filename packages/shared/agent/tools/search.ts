@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { env } from "../../env.ts";
 import { embeddingsFromEnv, toPgVector } from "../../embeddings/mod.ts";
+import { embeddingSketch } from "../../embeddings/simhash.ts";
 import type { AgentTool } from "./registry.ts";
 
 const MAX_WORDS = 6;
@@ -84,6 +85,7 @@ export const knowledgeBaseSearchTool: AgentTool<typeof KbSearchSchema> = {
       p_workspace_id: ctx.workspaceId,
       p_query_text: input.query,
       p_query_embedding: toPgVector(embedding),
+      p_query_sketch: embeddingSketch(embedding),
       p_match_count: input.limit ?? 5,
       p_access_levels: ["public", "member"],
       p_require_published: true,
