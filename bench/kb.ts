@@ -18,44 +18,10 @@ import { aiBackendOf } from "../stack/ai-backend/part.ts";
 import { createUser, createWorkspace, startEphemeralPlatform } from "../fixtures/platform.ts";
 import { sqlAs } from "../fixtures/sql.ts";
 import { fmtLoad, load } from "./lib.ts";
+import { priceDoc } from "../fixtures/price_docs.ts";
 
 const DOCS = Math.min(Math.max(Number(Deno.args[0] ?? 1000) || 1000, 10), 20_000);
 const BATCH = Math.min(Math.max(Number(Deno.args[1] ?? 100) || 100, 1), 100);
-const MANUFACTURERS = ["Mapei", "Kerakoll", "Marazzi", "Porcelanosa", "Ardex", "Schlüter", "Sika", "Weber"];
-const PRODUCTS = ["adhesive", "grout", "primer", "tiles", "membrane", "profile", "sealant", "screed"];
-
-function priceDoc(i: number): { title: string; type: string; content: string } {
-  const m = MANUFACTURERS[i % MANUFACTURERS.length];
-  const kind = i % 10;
-  if (kind < 7) {
-    const rows = Array.from({ length: 12 }, (_, r) => {
-      const p = PRODUCTS[(i + r) % PRODUCTS.length];
-      return `| ${m.slice(0, 2).toUpperCase()}-${i}-${r} | ${m} ${p} line ${r} | piece | ${
-        (10 + ((i * 7 + r) % 90)).toFixed(2)
-      } |`;
-    });
-    return {
-      title: `${m} price list ${i}`,
-      type: "price_list",
-      content: `# ${m} price list ${i}\nManufacturer: ${m}\nAll prices in EUR, valid from 2026-01-01\n\n` +
-        `| SKU | Product | Unit | Price |\n|---|---|---|---|\n${rows.join("\n")}\n`,
-    };
-  }
-  if (kind < 9) {
-    return {
-      title: `${m} discount ${i}`,
-      type: "discount_rule",
-      content: `# ${m} dealer terms ${i}\n- All ${m} products ${5 + (i % 20)}% off for dealers`,
-    };
-  }
-  return {
-    title: `${m} promotion ${i}`,
-    type: "promotion",
-    content: `# ${m} promotion ${i}\nPromo ${5 + (i % 15)}% off ${m} ${PRODUCTS[i % PRODUCTS.length]}, ` +
-      `valid 2026-03-01 to 2026-04-30`,
-  };
-}
-
 const platform = await startEphemeralPlatform();
 try {
   const owner = await createUser(platform, "bench-kb");
