@@ -28,6 +28,7 @@ import {
   UPLOAD_ASYNC,
 } from "@shared/gateway/mod.ts";
 import { type Charge, debit, refund, type RefundOutcome } from "@shared/credits/ledger.ts";
+import { KB_BATCH_MAX_DOCUMENTS } from "@shared/kb/schemas.ts";
 
 type Payload = Record<string, unknown>;
 
@@ -155,7 +156,11 @@ export const EXTRA_BILLED_ROUTES: readonly {
     action: "kb_create_document",
     method: "POST",
     path: "/api/kb/documents/batch",
-    quantity: (p) => Array.isArray(p.documents) && p.documents.length > 0 ? p.documents.length : 1,
+    // At most the batch's limit: a longer batch is refused (400) after the debit, then refunded.
+    quantity: (p) =>
+      Array.isArray(p.documents) && p.documents.length > 0
+        ? Math.min(p.documents.length, KB_BATCH_MAX_DOCUMENTS)
+        : 1,
   },
 ];
 

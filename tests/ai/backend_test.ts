@@ -4,11 +4,9 @@
  * validating schemas, self-contained docs pages, and re-embedding only on changed content.
  */
 import assert from "node:assert/strict";
-import { createAiBackendApp } from "../../services/ai-backend/app.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
-import { type EmbeddingInputType, LocalHashEmbeddings } from "../../packages/shared/embeddings/mod.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
-import { grant } from "./helpers.ts";
+import { CountingEmbeddings, grant, inProcessBackend } from "./helpers.ts";
 import { signJwt } from "../../packages/shared/auth/jwt.ts";
 import { GATEWAY_ACTIONS } from "../../packages/shared/gateway/actions.ts";
 
@@ -90,25 +88,9 @@ platformTest(
   },
 );
 
-class CountingEmbeddings extends LocalHashEmbeddings {
-  calls: { count: number; inputType: EmbeddingInputType }[] = [];
-  override embed(texts: readonly string[], inputType: EmbeddingInputType) {
-    this.calls.push({ count: texts.length, inputType });
-    return super.embed(texts, inputType);
-  }
-}
-
 platformTest("an unchanged kb_update_document makes no embedding call; a changed one does", async (p) => {
   const embeddings = new CountingEmbeddings();
-  const app = createAiBackendApp({
-    supabase: {
-      url: p.url,
-      anonKey: p.config.anonKey,
-      serviceRoleKey: p.config.serviceRoleKey,
-      jwtSecret: p.config.jwtSecret,
-    },
-    embeddings,
-  });
+  const app = inProcessBackend(p, embeddings);
   const u = await createUser(p, "embed-calls");
   const ws = await createWorkspace(p, u.id);
   await grant(p, u.id, 20); // document writes are billed, also when the backend is called directly

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { billableRoutes } from "../../services/ai-backend/billing.ts";
+import { billableRoutes, EXTRA_BILLED_ROUTES } from "../../services/ai-backend/billing.ts";
 import { GATEWAY_ACTIONS, isBillable } from "../../packages/shared/gateway/actions.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { balance, gateway, grant } from "./helpers.ts";
@@ -155,6 +155,17 @@ platformTest("every billable route refuses a broke user directly (402 before any
     assert.equal(r.status, 402, `${action}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.code, "insufficient_credits", action);
   }
+  // Backend-only routes billed as an action (POST /api/kb/documents/batch).
+  assert.ok(EXTRA_BILLED_ROUTES.some((r) => r.path === "/api/kb/documents/batch"));
+  for (const { method, path } of EXTRA_BILLED_ROUTES) {
+    const r = await direct(p, u.accessToken, method, path, {
+      workspace_id: ws,
+      documents: [{ title: "Broke import", content: "c" }],
+    });
+    assert.equal(r.status, 402, `${path}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.body.code, "insufficient_credits", path);
+  }
+  assert.equal(await docsTitled(p, "Broke import"), 0);
   const jobs = await p.db.query<{ n: number }>(
     `select count(*)::int as n from public.ai_jobs where user_id = $1`,
     [

@@ -4,6 +4,12 @@
  * to call the gateway and the backend as one of them.
  */
 import type { Platform } from "../../stack/platform.ts";
+import { createAiBackendApp } from "../../services/ai-backend/app.ts";
+import {
+  type EmbeddingInputType,
+  type EmbeddingProvider,
+  LocalHashEmbeddings,
+} from "../../packages/shared/embeddings/mod.ts";
 import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 
 export { balance, grant, type Team } from "../helpers/team.ts";
@@ -64,4 +70,26 @@ export async function pricingCategory(p: Platform, team: Team): Promise<string> 
     trigger_keyword: "price",
   });
   return data.category.id;
+}
+
+/** The local provider, counting its calls: which writes embed, and how many texts at once. */
+export class CountingEmbeddings extends LocalHashEmbeddings {
+  calls: { count: number; inputType: EmbeddingInputType }[] = [];
+  override embed(texts: readonly string[], inputType: EmbeddingInputType) {
+    this.calls.push({ count: texts.length, inputType });
+    return super.embed(texts, inputType);
+  }
+}
+
+/** An AI backend app in the test's process against the platform, with the given embeddings. */
+export function inProcessBackend(p: Platform, embeddings: EmbeddingProvider) {
+  return createAiBackendApp({
+    supabase: {
+      url: p.url,
+      anonKey: p.config.anonKey,
+      serviceRoleKey: p.config.serviceRoleKey,
+      jwtSecret: p.config.jwtSecret,
+    },
+    embeddings,
+  });
 }

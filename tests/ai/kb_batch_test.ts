@@ -9,7 +9,16 @@ import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { GATEWAY_ACTIONS } from "../../packages/shared/gateway/actions.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
-import { balance, createTeam, grant, ok, pricingCategory, type Team } from "./helpers.ts";
+import {
+  balance,
+  CountingEmbeddings,
+  createTeam,
+  grant,
+  inProcessBackend,
+  ok,
+  pricingCategory,
+  type Team,
+} from "./helpers.ts";
 
 interface Answer {
   status: number;
@@ -354,7 +363,8 @@ platformTest("invalid batches are 400s naming the document: nothing written, cre
       r.body.details.some((d: { path: unknown[] }) => JSON.stringify(d.path) === JSON.stringify(path)),
       `${what}: ${JSON.stringify(r.body.details)}`,
     );
-    const charged = Math.max(documents.length, 1) * cost;
+    // Billed per document, at most 100 (the batch's limit), at least 1.
+    const charged = Math.min(Math.max(documents.length, 1), 100) * cost;
     assert.deepEqual(r.body.billing, { refunded: charged }, what);
     assert.equal(r.headers.get("x-credits-refunded"), String(charged), what);
     assert.equal(await balance(p, t.owner.id), before, `${what}: refunded`);
@@ -454,3 +464,79 @@ platformTest(
     assert.equal(await countTitled(p, ws, docs.map((d) => d.title)), 0);
   },
 );
+
+platformTest(
+  "a rerun embeds only the changed documents, in one call, whatever the titles' characters",
+  async (p) => {
+    const embeddings = new CountingEmbeddings();
+    const app = inProcessBackend(p, embeddings);
+    const u = await createUser(p, "batch-embed");
+    const ws = await createWorkspace(p, u.id);
+    await grant(p, u.id, 100);
+    const call = async (documents: { title: string; content: string }[]) => {
+      const res = await app.request("/api/kb/documents/batch", {
+        method: "POST",
+        headers: { authorization: `Bearer ${u.accessToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ workspace_id: ws, documents }),
+      });
+      const json = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(json));
+      return json.documents as {
+        created: boolean;
+        re_embedded: boolean;
+        document: { chunk_count: number };
+      }[];
+    };
+    // Quotes, backslashes and commas in titles: the existing-rows read must still match them.
+    const titles = [
+      `12" tiles, grey`,
+      `C:\\imports\\tiles, v2`,
+      `Plain "quoted" title`,
+      "Grout (5 kg), anthracite",
+    ];
+    const docs = titles.map((title, i) => ({
+      title,
+      content: `# Sheet ${i}\nPorcelain tile ${i}, 60x60 cm.`,
+    }));
+    const first = await call(docs);
+    assert.deepEqual(first.map((d) => [d.created, d.re_embedded]), Array(4).fill([true, true]));
+    const chunks = first.reduce((n, d) => n + d.document.chunk_count, 0);
+    assert.deepEqual(
+      embeddings.calls,
+      [{ count: chunks, inputType: "document" }],
+      "one call for the whole batch",
+    );
+
+    const same = await call(docs);
+    assert.deepEqual(same.map((d) => [d.created, d.re_embedded]), Array(4).fill([false, false]));
+    assert.equal(embeddings.calls.length, 1, "nothing changed: no embedding call");
+
+    docs[0] = { ...docs[0], content: `${docs[0].content}\n\nFrost resistant.` };
+    const changed = await call(docs);
+    assert.deepEqual(changed.map((d) => d.re_embedded), [true, false, false, false]);
+    assert.deepEqual(embeddings.calls.slice(1), [{
+      count: changed[0].document.chunk_count,
+      inputType: "document",
+    }]);
+  },
+);
+
+platformTest("warnings are per document, in input order", async (p) => {
+  const { t, pricing, manuals } = await setup(p);
+  const r = await batch(p, t.owner.accessToken, t.ws, [
+    { title: "Warned note", category_id: manuals, content: "# Note\nNothing priced here." },
+    {
+      title: "Half-dated promotion",
+      category_id: pricing,
+      price_doc_type: "promotion",
+      content: "# Promotions\nSpring promo 10% off Marazzi Grande tiles, valid 2026-03-01 to 2026-04-30\n" +
+        "Summer promo 5% off Mapei grout",
+    },
+  ]);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(r.body.documents[0].warnings, []);
+  const warnings: string[] = r.body.documents[1].warnings;
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.match(warnings[0], /^line 3: .*date range.*skipped/);
+  assert.equal(r.body.documents[1].document.price_doc_type, "promotion");
+});

@@ -87,3 +87,13 @@ export function page<T>(r: DbResult<T[]>, what?: string): { data: T[]; count: nu
   }
   return { data: rows(r, what) ?? [], count: r.count ?? 0 };
 }
+
+/**
+ * The value of a PostgREST `in` filter, `("a","b")`, for `.filter(column, "in", ...)`: every value
+ * quoted, with `"` and `\` backslash-escaped as PostgREST reads them. supabase-js's own `.in()`
+ * quotes only values containing `,()` and escapes nothing, so a value such as `12" tiles, grey`
+ * breaks its list; use this for free text (titles, names).
+ */
+export function inFilterList(values: readonly string[]): string {
+  return `(${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")})`;
+}

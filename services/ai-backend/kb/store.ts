@@ -16,7 +16,7 @@ import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { embeddingSketch } from "@shared/embeddings/simhash.ts";
 import { HttpError } from "@shared/http/errors.ts";
-import { dbError } from "@shared/supabase/postgrest.ts";
+import { dbError, inFilterList } from "@shared/supabase/postgrest.ts";
 import { priceEntriesRow } from "@shared/pricing/store.ts";
 
 export interface KbDeps {
@@ -198,7 +198,11 @@ export async function upsertDocuments(
     const titles = [...new Set(inputs.map((d) => d.title))];
     for (let i = 0; i < titles.length; i += TITLES_PER_READ) {
       const { data, error } = await deps.db.from("kb_docs").select("id, title, category_id, content_hash")
-        .eq("workspace_id", workspaceId).in("title", titles.slice(i, i + TITLES_PER_READ));
+        .eq("workspace_id", workspaceId).filter(
+          "title",
+          "in",
+          inFilterList(titles.slice(i, i + TITLES_PER_READ)),
+        );
       if (error) throw dbError(error, "Document");
       for (const r of data as (Existing & { title: string; category_id: string | null })[]) {
         found.set(key(r.title, r.category_id), r);
