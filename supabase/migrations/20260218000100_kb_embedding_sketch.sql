@@ -46,6 +46,8 @@ end $$;
 
 grant execute on function public.kb_embedding_bits(extensions.vector) to anon, authenticated, service_role;
 
+-- The old index goes first, so that the backfill below does not maintain it row by row.
+drop index public.kb_doc_chunks_embedding_idx;
 alter table public.kb_doc_chunks add column embedding_sketch bit(1024);
 
 create function public.kb_chunks_sketch() returns trigger
@@ -68,7 +70,6 @@ create trigger kb_chunks_sketch before insert or update of embedding, embedding_
 update public.kb_doc_chunks set embedding_sketch = public.kb_embedding_bits(embedding)
  where embedding is not null and embedding_sketch is null;
 
-drop index public.kb_doc_chunks_embedding_idx;
 create index kb_doc_chunks_sketch_idx on public.kb_doc_chunks
   using hnsw (embedding_sketch extensions.bit_hamming_ops);
 
