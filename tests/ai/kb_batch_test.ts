@@ -390,6 +390,36 @@ platformTest("a body over 10 MB is 413 payload_too_large, unread and unbilled", 
 });
 
 platformTest(
+  "a write too large for one database request is 413 naming it, not a 500: nothing kept",
+  async (p) => {
+    const { t, manuals } = await setup(p);
+    // About 1,900 chunks with their embeddings: more than the database API takes in one request,
+    // though the document itself is within kb_create_document's limits.
+    const text = (n: number) =>
+      ("Mapei adhesive grout line tiles sealant primer word ".repeat(10) + "\n\n").repeat(n);
+    const before = await balance(p, t.owner.id);
+    const one = await post(p, t.owner.accessToken, "/api/kb/documents", {
+      workspace_id: t.ws,
+      title: "Too big alone",
+      category_id: manuals,
+      content: text(1900),
+    });
+    assert.equal(one.status, 413, JSON.stringify(one.body).slice(0, 300));
+    assert.equal(one.body.code, "payload_too_large");
+    assert.match(one.body.error, /^Document is too large to write in one database request .*split it/);
+    // Two documents that fit one by one do not fit one batch.
+    const two = await batch(p, t.owner.accessToken, t.ws, [
+      { title: "Big half 1", category_id: manuals, content: text(1100) },
+      { title: "Big half 2", category_id: manuals, content: text(1100) },
+    ]);
+    assert.equal(two.status, 413, JSON.stringify(two.body).slice(0, 300));
+    assert.match(two.body.error, /^The batch is too large to write in one database request/);
+    assert.equal(await balance(p, t.owner.id), before, "both refunded");
+    assert.equal(await countTitled(p, t.ws, ["Too big alone", "Big half 1", "Big half 2"]), 0);
+  },
+);
+
+platformTest(
   "a member sending priced documents gets 403, an outsider 404: nothing written, refunded",
   async (p) => {
     const { t, pricing, cost } = await setup(p);

@@ -26,6 +26,19 @@ export interface DbResult<T> {
 /** The HttpError a PostgREST error stands for; `what` names the resource in 404/409 messages. */
 export function dbError(error: DbError, what = "Resource", status = 0): HttpError {
   const details = { code: error.code, details: error.details ?? null, hint: error.hint ?? null };
+  // The database API refused the request body as too large (the local /rest/v1 answers 413
+  // PGRST102; a gateway in front of a hosted project answers 413): the write is too big for one
+  // request, which is the caller's input, not a fault.
+  if (status === 413 || (error.code === "PGRST102" && /too large/i.test(error.message))) {
+    return new HttpError(
+      413,
+      "payload_too_large",
+      `${what} is too large to write in one database request (${error.message}${
+        error.details ? `: ${error.details}` : ""
+      }); split it into smaller parts`,
+      details,
+    );
+  }
   switch (error.code) {
     case "PGRST116":
       return HttpError.notFound(`${what} not found`);

@@ -161,7 +161,7 @@ export async function upsertDocument(
       existing?.id ?? placeholder,
       opts.syncPrice ?? false,
     );
-    const { data, error } = await deps.db.rpc("kb_upsert_document", {
+    const { data, error, status } = await deps.db.rpc("kb_upsert_document", {
       p_workspace_id: input.workspace_id,
       ...Object.fromEntries(Object.entries(args).map(([k, v]) => [`p_${k}`, v])),
     });
@@ -172,7 +172,7 @@ export async function upsertDocument(
       if (opts.syncPrice) existing = await readExisting();
       continue;
     }
-    throw dbError(error, "Document");
+    throw dbError(error, "Document", status);
   }
 }
 
@@ -230,7 +230,7 @@ export async function upsertDocuments(
         opts.syncPrice ?? false,
       )
     );
-    const { data, error } = await deps.db.rpc("kb_upsert_documents", {
+    const { data, error, status } = await deps.db.rpc("kb_upsert_documents", {
       p_workspace_id: workspaceId,
       p_documents: documents,
     });
@@ -241,7 +241,7 @@ export async function upsertDocuments(
       existing = await readExisting();
       continue;
     }
-    throw dbError(error, "Document");
+    throw dbError(error, status === 413 || error.code === "PGRST102" ? "The batch" : "Document", status);
   }
 }
 
@@ -265,7 +265,7 @@ export async function updateDocument(
     ? await embedDocument(deps.embeddings, patch.content!)
     : null;
   for (let attempt = 0;; attempt++) {
-    const { data, error } = await deps.db.rpc("kb_update_document", {
+    const { data, error, status } = await deps.db.rpc("kb_update_document", {
       p_doc_id: current.id,
       p_patch: patch,
       p_content_hash: hash,
@@ -280,6 +280,6 @@ export async function updateDocument(
       chunks = await embedDocument(deps.embeddings, patch.content);
       continue;
     }
-    throw dbError(error, "Document");
+    throw dbError(error, "Document", status);
   }
 }
