@@ -14,6 +14,7 @@ import { embedDocuments } from "../../services/ai-backend/kb/store.ts";
 import { LocalHashEmbeddings } from "../../packages/shared/embeddings/local.ts";
 import { contentHash } from "../../packages/shared/content_hash.ts";
 import type { Platform } from "../../stack/platform.ts";
+import { MANUFACTURERS, PRODUCTS } from "../../fixtures/price_docs.ts";
 
 const bitsOf = (v: readonly number[]) => Array.from(sketchBits(v)).join("");
 
@@ -90,18 +91,8 @@ platformTest("a chunk written without a sketch gets it from the trigger, and kee
   assert.equal(await sketch(id), bitsOf(a), "other updates leave it alone");
 });
 
-const MAKERS = [
-  "Mapei",
-  "Kerakoll",
-  "Marazzi",
-  "Porcelanosa",
-  "Ardex",
-  "Schlüter",
-  "Sika",
-  "Weber",
-  "Laticrete",
-];
-const THINGS = ["adhesive", "grout", "primer", "tiles", "membrane", "profile", "sealant", "screed", "mortar"];
+const MAKERS = [...MANUFACTURERS, "Laticrete"];
+const THINGS = [...PRODUCTS, "mortar"];
 const COLOURS = ["white", "grey", "anthracite", "beige", "black", "sand", "terracotta"];
 
 /** A one-chunk document of a varied vocabulary. */

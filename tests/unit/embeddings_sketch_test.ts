@@ -12,18 +12,7 @@ import {
   sketchBits,
 } from "../../packages/shared/embeddings/simhash.ts";
 import { cosine, hashEmbed, l2Normalize } from "../../packages/shared/embeddings/mod.ts";
-
-/** Deterministic pseudo-random numbers (mulberry32), so failures replay. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../fixtures/random.ts";
 
 function gaussian(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
@@ -49,7 +38,7 @@ function hamming(a: Uint8Array, b: Uint8Array): number {
 }
 
 Deno.test("a sketch is 'x' and 256 hex digits, the same bits as sketchBits, and deterministic", () => {
-  const v = randomUnit(rng(1));
+  const v = randomUnit(seededRandom(1));
   const hex = embeddingSketch(v);
   assert.match(hex, /^x[0-9a-f]{256}$/);
   const bits = sketchBits(v);
@@ -77,7 +66,7 @@ Deno.test("wrong dimensions are refused", () => {
 });
 
 Deno.test("sketches are taken at float32: values that store alike sketch alike", () => {
-  const v = randomUnit(rng(2));
+  const v = randomUnit(seededRandom(2));
   const stored = v.map((x) => Math.fround(x));
   const printed = v.map((x) => Number(x.toPrecision(7)));
   assert.equal(embeddingSketch(v), embeddingSketch(stored));
@@ -95,7 +84,7 @@ Deno.test("the rotation spreads a sparse vector: about half the bits are set", (
 });
 
 Deno.test("Hamming distance tracks the angle (expected angle / pi of the bits)", () => {
-  const r = rng(3);
+  const r = seededRandom(3);
   const table: { cos: number }[] = [
     { cos: 1 },
     { cos: 0.95 },
