@@ -9,6 +9,10 @@
  * hook storePriceEntries did afterwards in two more round trips; a failure can no longer leave
  * a document without its entries). A new document's id is not known before the RPC, so the
  * entries are parsed with a placeholder id that the SQL replaces with the real one.
+ *
+ * Every chunk carries its embedding's SimHash sketch (embeddings/simhash.ts), which the vector
+ * index is built on. upsertDocuments is the batch form (POST /api/kb/documents/batch): many
+ * documents, one embedding call, one kb_upsert_documents transaction.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { chunkMarkdown, embeddingInput } from "@shared/kb/chunking.ts";

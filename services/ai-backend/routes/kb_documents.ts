@@ -2,6 +2,9 @@
  * KB documents: create (upsert by workspace, title, category), get, update (re-embeds only when
  * the content changed), delete, and create from a PDF. Writes run as the caller (RLS), after
  * the Pricing gate: pricing documents and admin-level categories are for owners and admins.
+ *
+ * POST /api/kb/documents/batch is ours, beyond the spec's gateway table: an import of up to 100
+ * documents with kb_create_document's semantics each, in one transaction (docs/kb-performance.md).
  */
 import { createRoute } from "@hono/zod-openapi";
 import { HttpError } from "@shared/http/errors.ts";
