@@ -10,7 +10,7 @@
  *   - `sketch`: HNSW over the 1024-bit SimHash sketch with Hamming distance (the index now).
  * It prints the write cost per document of each, and for 100 queries recall@10 against the exact
  * nearest neighbours (a full scan) and the query time: `vector` at hnsw.ef_search 100 (what
- * kb_hybrid_search set), `sketch` with a pool of 200 candidates re-ranked by exact cosine.
+ * kb_hybrid_search set), `sketch` with a pool of 160 candidates re-ranked by exact cosine (what kb_hybrid_search takes for top 8).
  */
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
@@ -22,7 +22,7 @@ import { MANUFACTURERS, priceDoc, PRODUCTS } from "../fixtures/price_docs.ts";
 import { percentile } from "./lib.ts";
 
 const DOCS = Math.min(Math.max(Number(Deno.args[0] ?? 1000) || 1000, 10), 10_000);
-const POOL = 200;
+const POOL = 160;
 
 const embeddings = new LocalHashEmbeddings();
 const docs = await embedDocuments(embeddings, Array.from({ length: DOCS }, (_, i) => priceDoc(i).content));

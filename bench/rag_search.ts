@@ -14,6 +14,7 @@ import { aiBackendOf } from "../stack/ai-backend/part.ts";
 import { createUser, createWorkspace, startEphemeralPlatform } from "../fixtures/platform.ts";
 import { sqlAs } from "../fixtures/sql.ts";
 import { hashEmbed } from "../packages/shared/embeddings/local.ts";
+import { embeddingSketch } from "../packages/shared/embeddings/simhash.ts";
 import { fmtLoad, load, percentile } from "./lib.ts";
 
 /** 0 skips the chunk part (quick pick only). */
@@ -299,6 +300,7 @@ try {
             p_workspace_id: ws,
             p_query_text: pq[1],
             p_query_embedding: `[${hashEmbed(pq[1]).join(",")}]`,
+            p_query_sketch: embeddingSketch(hashEmbed(pq[1])),
             p_match_count: 8,
             p_match_threshold: 0.15,
             p_category_slug: "pricing",
@@ -310,8 +312,9 @@ try {
           sqlAs(
             platform,
             { role: "authenticated", userId: owner.id },
-            `select * from public.kb_hybrid_search($1, $2, $3::extensions.vector, 8, 0.15, null, 'pricing')`,
-            [ws, pq[1], `[${hashEmbed(pq[1]).join(",")}]`],
+            `select * from public.kb_hybrid_search($1, $2, $3::extensions.vector, 8, 0.15, null, 'pricing',
+              p_query_sketch => $4::bit varying)`,
+            [ws, pq[1], `[${hashEmbed(pq[1]).join(",")}]`, embeddingSketch(hashEmbed(pq[1]))],
           ),
       ],
     ];
