@@ -44,7 +44,9 @@ begin
             from pg_catalog.generate_series(1, 1024) j)::bit(1024);
 end $$;
 
-grant execute on function public.kb_embedding_bits(extensions.vector) to anon, authenticated, service_role;
+-- Writers (the chunk trigger runs as the writer) and searchers are signed in; anon has no use for it.
+revoke execute on function public.kb_embedding_bits(extensions.vector) from public, anon;
+grant execute on function public.kb_embedding_bits(extensions.vector) to authenticated, service_role;
 
 -- The old index goes first, so that the backfill below does not maintain it row by row.
 drop index public.kb_doc_chunks_embedding_idx;
