@@ -551,6 +551,28 @@ platformTest(
   },
 );
 
+platformTest(
+  "100 documents with 500-character titles: found again on a rerun, nothing re-embedded",
+  async (p) => {
+    const { t, manuals } = await setup(p);
+    // Each title encodes to ~4 kB in the existing-rows read's query string: the reads are split.
+    const documents = Array.from({ length: 100 }, (_, i) => ({
+      title: `${String(i).padStart(3, "0")} ${'é"\\,()ü'.repeat(71)}`.slice(0, 500),
+      category_id: manuals,
+      content: `Long-titled document ${i}`,
+    }));
+    const first = await batch(p, t.owner.accessToken, t.ws, documents);
+    assert.equal(first.status, 200, JSON.stringify(first.body).slice(0, 300));
+    assert.equal(first.body.documents.filter((d: { created: boolean }) => d.created).length, 100);
+    const again = await batch(p, t.owner.accessToken, t.ws, documents);
+    assert.equal(again.status, 200, JSON.stringify(again.body).slice(0, 300));
+    assert.deepEqual(
+      again.body.documents.map((d: { created: boolean; re_embedded: boolean }) => [d.created, d.re_embedded]),
+      documents.map(() => [false, false]),
+    );
+  },
+);
+
 platformTest("warnings are per document, in input order", async (p) => {
   const { t, pricing, manuals } = await setup(p);
   const r = await batch(p, t.owner.accessToken, t.ws, [

@@ -347,3 +347,66 @@ platformTest("test product, OCR and product embeddings do real work", async (p) 
     400,
   );
 });
+
+platformTest(
+  "export, backup and cleanup of 1,800 jobs: past 1,000 rows and long id lists, nothing is missed",
+  async (p) => {
+    // 1,800 job ids are ~70 kB as one `in` list (and as many document ids): more than a request line
+    // takes (fetch refuses ~64 kB; gateways in front of a hosted project far less), so the reads and
+    // deletes go in groups.
+    const owner = await createUser(p, "many-owner");
+    const ws = await createWorkspace(p, owner.id);
+    const a = (await admin(p, "many-admin")).accessToken;
+    const ids = (await q(
+      p,
+      `insert into public.ai_jobs (user_id, workspace_id, job_type, status, updated_at)
+     select $1, $2, 'document_upload', 'failed', now() - interval '40 days' from generate_series(1, 1800)
+     returning id`,
+      [owner.id, ws],
+    )).map((r: Json) => r.id as string);
+    await q(
+      p,
+      `insert into public.pipeline_documents (id, job_id, user_id, workspace_id, filename, page_count)
+     select gen_random_uuid(), j, $1, $2, 'f.pdf', 1 from unnest($3::uuid[]) j`,
+      [owner.id, ws, ids],
+    );
+    const ex = await gateway(p, a, "admin_export_data", { workspace_id: ws, limit: 2000 });
+    assert.equal(ex.status, 200, JSON.stringify(ex.body).slice(0, 300));
+    assert.deepEqual([ex.body.data.counts.jobs, ex.body.data.counts.documents], [1800, 1800]);
+    assert.deepEqual(ex.body.data.truncated, []);
+    assert.deepEqual(
+      new Set(ex.body.data.documents.map((d: Json) => d.job_id)),
+      new Set(ids),
+      "every job's document, once",
+    );
+    const capped = await gateway(p, a, "admin_export_data", { workspace_id: ws, limit: 150 });
+    assert.equal(capped.body.data.documents.length, 150);
+    assert.ok(capped.body.data.truncated.includes("jobs"));
+    // A backup reads past PostgREST's 1,000 max rows too: every row, not the first page.
+    const bk = await gateway(p, a, "admin_backup_data", {
+      workspace_id: ws,
+      tables: ["ai_jobs", "pipeline_documents"],
+    });
+    assert.equal(bk.status, 200, JSON.stringify(bk.body).slice(0, 300));
+    assert.deepEqual(bk.body.data.row_counts, { ai_jobs: 1800, pipeline_documents: 1800 });
+
+    const wet = await gateway(p, a, "admin_cleanup_data", {
+      dry_run: false,
+      orphan_grace_minutes: 0,
+      limit: 1000,
+    });
+    assert.equal(wet.status, 200, JSON.stringify(wet.body).slice(0, 300));
+    // At most `limit` (1,000) per rule and run: two runs clear them all.
+    assert.equal(wet.body.data.failed_jobs.deleted, 1000);
+    const again = await gateway(p, a, "admin_cleanup_data", {
+      dry_run: false,
+      orphan_grace_minutes: 0,
+      limit: 1000,
+    });
+    assert.ok(again.body.data.failed_jobs.deleted >= 800, JSON.stringify(again.body.data.failed_jobs));
+    assert.equal(
+      (await q(p, `select count(*)::int as n from public.ai_jobs where id = any($1::uuid[])`, [ids]))[0].n,
+      0,
+    );
+  },
+);

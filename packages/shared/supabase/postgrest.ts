@@ -110,3 +110,24 @@ export function page<T>(r: DbResult<T[]>, what?: string): { data: T[]; count: nu
 export function inFilterList(values: readonly string[]): string {
   return `(${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")})`;
 }
+
+/**
+ * `values` as the `in` lists of several reads, each at most `maxEncoded` characters once
+ * URL-encoded: a read is a GET, and a long request line is refused (fetch at ~64 kB, proxies in
+ * front of a hosted project sooner: 414), so an unbounded list must be split. A single value
+ * longer than the limit still gets a list of its own.
+ */
+export function inFilterGroups(values: readonly string[], maxEncoded = 6_000): string[] {
+  const groups: string[][] = [];
+  let size = 0;
+  for (const v of values) {
+    const len = encodeURIComponent(inFilterList([v])).length;
+    if (!groups.length || size + len > maxEncoded) {
+      groups.push([]);
+      size = 0;
+    }
+    groups[groups.length - 1].push(v);
+    size += len;
+  }
+  return groups.map(inFilterList);
+}

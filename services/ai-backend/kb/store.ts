@@ -20,7 +20,7 @@ import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { embeddingSketch } from "@shared/embeddings/simhash.ts";
 import { HttpError } from "@shared/http/errors.ts";
-import { dbError, inFilterList } from "@shared/supabase/postgrest.ts";
+import { dbError, inFilterGroups } from "@shared/supabase/postgrest.ts";
 import { priceEntriesRow } from "@shared/pricing/store.ts";
 
 export interface KbDeps {
@@ -180,13 +180,10 @@ export async function upsertDocument(
   }
 }
 
-/** Up to this many titles per existing-documents read (keeps the query string short). */
-const TITLES_PER_READ = 40;
-
 /**
  * The batch form of upsertDocument (POST /api/kb/documents/batch): every document of one
  * workspace written by one kb_upsert_documents call, in one transaction, after one existing-rows
- * read per 40 titles and one embedding call for all the changed documents. Results in input
+ * read per ~6 kB of titles and one embedding call for all the changed documents. Results in input
  * order. Callers have rejected repeated (title, category_id) pairs.
  */
 export async function upsertDocuments(
@@ -200,13 +197,10 @@ export async function upsertDocuments(
   const readExisting = async () => {
     const found = new Map<string, Existing>();
     const titles = [...new Set(inputs.map((d) => d.title))];
-    for (let i = 0; i < titles.length; i += TITLES_PER_READ) {
+    // A GET per ~6 kB of encoded titles: a 500-character title alone can take ~4.5 kB.
+    for (const list of inFilterGroups(titles)) {
       const { data, error } = await deps.db.from("kb_docs").select("id, title, category_id, content_hash")
-        .eq("workspace_id", workspaceId).filter(
-          "title",
-          "in",
-          inFilterList(titles.slice(i, i + TITLES_PER_READ)),
-        );
+        .eq("workspace_id", workspaceId).filter("title", "in", list);
       if (error) throw dbError(error, "Document");
       for (const r of data as (Existing & { title: string; category_id: string | null })[]) {
         found.set(key(r.title, r.category_id), r);

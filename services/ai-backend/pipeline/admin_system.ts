@@ -8,6 +8,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import type Anthropic from "@anthropic-ai/sdk";
 import { DomainError } from "@shared/errors.ts";
+import { inFilterGroups } from "@shared/supabase/postgrest.ts";
 import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { toPgVector } from "@shared/embeddings/provider.ts";
@@ -196,6 +197,35 @@ export async function packagesStatus(
 
 // ---- export ----
 
+/** PostgREST's max rows per response (`max_rows`; 1,000 on Supabase and in the local /rest/v1). */
+const MAX_ROWS = 1000;
+
+// deno-lint-ignore no-explicit-any
+type AnyQuery = any; // a PostgREST filter builder of any table, with count: "exact"
+
+/**
+ * Up to `cap` rows of one query, read in pages of PostgREST's max rows (a single read of more
+ * would be cut at 1,000 without an error). The query must be ordered with a unique last key, so
+ * that pages neither skip nor repeat rows. Returns the rows and the exact count of all matches.
+ */
+async function readPaged(
+  what: string,
+  query: () => AnyQuery,
+  cap: number,
+): Promise<{ rows: Json[]; count: number }> {
+  let rows: Json[] = [];
+  let count = 0;
+  for (let from = 0; from < cap; from += MAX_ROWS) {
+    const size = Math.min(MAX_ROWS, cap - from);
+    const r = await query().range(from, from + size - 1);
+    if (r.error) fail(`Reading ${what}`, r.error);
+    if (from === 0) count = r.count ?? 0;
+    rows = rows.concat(r.data as Json[]);
+    if (r.data.length < size) break;
+  }
+  return { rows, count };
+}
+
 const EXPORT_COLUMNS = {
   documents: "*",
   products: "*",
@@ -218,39 +248,80 @@ export async function exportPipelineData(
   limit: number,
 ): Promise<Json> {
   const truncated: string[] = [];
-  // deno-lint-ignore no-explicit-any
-  type Query = any; // a PostgREST filter builder of any table
-  const read = async (table: string, what: string, columns: string, filter: (q: Query) => Query) => {
-    const r = await filter(db.from(table).select(columns, { count: "exact" })).limit(limit);
-    if (r.error) fail(`Exporting ${what}`, r.error);
-    if ((r.count ?? 0) > limit) truncated.push(what);
-    return r.data as Json[];
+  const read = async (table: string, what: string, columns: string, filter: (q: AnyQuery) => AnyQuery) => {
+    const { rows, count } = await readPaged(
+      what,
+      () => filter(db.from(table).select(columns, { count: "exact" })),
+      limit,
+    );
+    if (count > limit) truncated.push(what);
+    return rows;
+  };
+  // Rows whose `column` is one of `ids` (up to 2,000: one read per ~6 kB of them, so that no request
+  // line is too long), in `order` then `unique`, cut at the limit.
+  const readIn = async (
+    table: string,
+    what: string,
+    columns: string,
+    column: string,
+    ids: string[],
+    order: string,
+    unique = "id",
+  ) => {
+    let rows: Json[] = [];
+    let count = 0;
+    const lists = inFilterGroups(ids);
+    for (const list of lists) {
+      const r = await readPaged(
+        what,
+        () =>
+          db.from(table).select(columns, { count: "exact" }).filter(column, "in", list).order(order).order(
+            unique,
+          ),
+        limit,
+      );
+      count += r.count;
+      rows = rows.concat(r.rows);
+    }
+    if (count > limit) truncated.push(what);
+    if (lists.length < 2) return rows; // the database's order
+    const key = (row: Json) => [row[order] ?? "", row[unique] ?? ""];
+    const cmp = (a: Json, b: Json) => {
+      const [x, y] = [key(a), key(b)];
+      return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0;
+    };
+    return rows.sort(cmp).slice(0, limit);
   };
   const jobs = await read(
     "ai_jobs",
     "jobs",
     "*",
     (q) =>
-      scope.job_id ? q.eq("id", scope.job_id) : q.eq("workspace_id", scope.workspace_id).order("created_at"),
+      scope.job_id
+        ? q.eq("id", scope.job_id)
+        : q.eq("workspace_id", scope.workspace_id).order("created_at").order("id"),
   );
   if (scope.job_id && !jobs.length) throw new DomainError("not_found", "not_found", "Job not found");
   const jobIds = jobs.map((j) => j.id as string);
-  const documents = jobIds.length
-    ? await read("pipeline_documents", "documents", EXPORT_COLUMNS.documents, (q) => q.in("job_id", jobIds))
-    : [];
+  const documents = await readIn(
+    "pipeline_documents",
+    "documents",
+    EXPORT_COLUMNS.documents,
+    "job_id",
+    jobIds,
+    "created_at",
+  );
   const docIds = documents.map((d) => d.id as string);
   const byDocs = (table: string, what: string, cols: string, order: string) =>
-    docIds.length
-      ? read(table, what, cols, (q) => q.in("document_id", docIds).order(order))
-      : Promise.resolve([]);
+    readIn(table, what, cols, "document_id", docIds, order);
   const byJobs = (table: string, what: string, order: string) =>
-    jobIds.length ? read(table, what, "*", (q) => q.in("job_id", jobIds).order(order)) : Promise.resolve([]);
+    readIn(table, what, "*", "job_id", jobIds, order);
   const [products, images, chunks, relationships, checkpoints, model_calls] = await Promise.all([
     byDocs("pipeline_products", "products", EXPORT_COLUMNS.products, "page_start"),
     byDocs("document_images", "images", EXPORT_COLUMNS.images, "page_number"),
     byDocs("document_chunks", "chunks", EXPORT_COLUMNS.chunks, "chunk_index"),
     byDocs("document_relationships", "relationships", EXPORT_COLUMNS.relationships, "created_at"),
-    byJobs("ai_job_checkpoints", "checkpoints", "progress"),
+    readIn("ai_job_checkpoints", "checkpoints", "*", "job_id", jobIds, "progress", "stage"),
     byJobs("ai_job_model_calls", "model_calls", "created_at"),
   ]);
   return {
@@ -295,6 +366,17 @@ export const BACKUP_TABLES = [
 ] as const;
 export type BackupTable = typeof BACKUP_TABLES[number];
 export const BACKUP_MAX_ROWS = 10_000;
+/** A unique column of each backed-up table, to read it in pages. */
+const BACKUP_KEYS: Record<BackupTable, string> = {
+  products: "id",
+  product_embeddings: "product_id",
+  kb_categories: "id",
+  kb_docs: "id",
+  ai_jobs: "id",
+  pipeline_documents: "id",
+  price_entries: "id",
+  product_prices: "id",
+};
 
 /**
  * Writes a JSON snapshot of the chosen tables' rows of one workspace to the admin-backups bucket
@@ -313,18 +395,24 @@ export async function backupWorkspace(
   const data: Record<string, Json[]> = {};
   const row_counts: Record<string, number> = {};
   for (const table of tables) {
-    const r = await db.from(table).select("*", { count: "exact" }).eq("workspace_id", workspaceId)
-      .limit(BACKUP_MAX_ROWS);
-    if (r.error) fail(`Reading ${table}`, r.error);
-    if ((r.count ?? 0) > BACKUP_MAX_ROWS) {
+    // Pages of 1,000 (PostgREST's max rows) in primary-key order, so that nothing is left out.
+    const r = await readPaged(
+      table,
+      () =>
+        db.from(table).select("*", { count: "exact" }).eq("workspace_id", workspaceId).order(
+          BACKUP_KEYS[table],
+        ),
+      BACKUP_MAX_ROWS,
+    );
+    if (r.count > BACKUP_MAX_ROWS) {
       throw new DomainError(
         "too_large",
         "backup_too_large",
         `${table} has ${r.count} rows in this workspace; a JSON backup holds at most ${BACKUP_MAX_ROWS} per table`,
       );
     }
-    data[table] = r.data as Json[];
-    row_counts[table] = (r.data as Json[]).length;
+    data[table] = r.rows;
+    row_counts[table] = r.rows.length;
   }
   const created_at = new Date().toISOString();
   const id = crypto.randomUUID();
@@ -406,11 +494,14 @@ export async function cleanupData(db: Db, rules: CleanupRules): Promise<Json> {
   if (rules.dry_run) return result;
 
   if (c.failed_jobs.length) {
-    // One statement: the jobs and what cascades from them (checkpoints, model calls, documents).
-    const del = await db.from("ai_jobs").delete().in("id", result.failed_jobs.ids)
-      .in("status", ["failed", "cancelled"]).select("id");
-    if (del.error) fail("Deleting failed jobs", del.error);
-    result.failed_jobs.deleted = del.data.length;
+    // The jobs and what cascades from them (checkpoints, model calls, documents); one statement per
+    // ~6 kB of ids (up to 1,000), so that no request line is too long.
+    for (const list of inFilterGroups(result.failed_jobs.ids)) {
+      const del = await db.from("ai_jobs").delete().filter("id", "in", list)
+        .in("status", ["failed", "cancelled"]).select("id");
+      if (del.error) fail("Deleting failed jobs", del.error);
+      result.failed_jobs.deleted += del.data.length;
+    }
     const images: string[] = [];
     for (const doc of jobDocs) {
       const l = await db.storage.from("material-images").list(doc, { limit: 1000 });
@@ -429,9 +520,11 @@ export async function cleanupData(db: Db, rules: CleanupRules): Promise<Json> {
     result.orphan_images.deleted = await removeFiles(db, "material-images", c.orphan_images, result.errors);
   }
   if (c.old_prompt_tests.length) {
-    const del = await db.from("ai_prompt_tests").delete().in("id", c.old_prompt_tests).select("id");
-    if (del.error) fail("Deleting prompt tests", del.error);
-    result.old_prompt_tests.deleted = del.data.length;
+    for (const list of inFilterGroups(c.old_prompt_tests)) {
+      const del = await db.from("ai_prompt_tests").delete().filter("id", "in", list).select("id");
+      if (del.error) fail("Deleting prompt tests", del.error);
+      result.old_prompt_tests.deleted += del.data.length;
+    }
   }
   return result;
 }
