@@ -7,7 +7,7 @@
  * path); opted-out recipients are never sent to and never reach the provider.
  */
 import { DomainError } from "../errors.ts";
-import { rows } from "../supabase/postgrest.ts";
+import { dbError, readPages, rows } from "../supabase/postgrest.ts";
 import { utcDayStart } from "./clock.ts";
 import type { ChannelRow, MessagingContext, TemplateRow } from "./context.ts";
 import { SendPacer, WINDOW_MS } from "./limiter.ts";
@@ -122,20 +122,28 @@ async function optedOut(
   return out;
 }
 
-/** The channel's attempts so far: today's count (UTC) and the times of the last minute's. */
+/**
+ * The channel's attempts so far: today's count (UTC) and the times of the last minute's, oldest
+ * first, up to `perMinute` of them (what the pacer needs; past 1,000 they are read in pages).
+ */
 async function channelUsage(
   ctx: MessagingContext,
   channelId: string,
+  perMinute: number,
 ): Promise<{ today: number; recent: number[] }> {
   const now = ctx.clock.now();
   const dayStart = new Date(utcDayStart(now)).toISOString();
   const today = await ctx.service.from("messaging_logs").select("id", { count: "exact", head: true })
     .eq("channel_id", channelId).gte("created_at", dayStart);
   rows(today);
-  const recent = rows(
-    await ctx.service.from("messaging_logs").select("created_at").eq("channel_id", channelId)
-      .gt("created_at", new Date(now - WINDOW_MS).toISOString()).order("created_at").limit(10_000),
-  ) as { created_at: string }[];
+  const window = await readPages<{ created_at: string }>(
+    () =>
+      ctx.service.from("messaging_logs").select("created_at").eq("channel_id", channelId)
+        .gt("created_at", new Date(now - WINDOW_MS).toISOString()).order("created_at").order("id"),
+    Math.max(perMinute, 1),
+  );
+  if (window.error) throw dbError(window.error, "Messaging log");
+  const recent = window.rows;
   return { today: today.count ?? 0, recent: recent.map((r) => Date.parse(r.created_at)) };
 }
 
@@ -173,7 +181,7 @@ export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<Re
     throw DomainError.invalid(ALL_OPTED_OUT, undefined, "all_opted_out");
   }
 
-  const usage = await channelUsage(ctx, channel.id);
+  const usage = await channelUsage(ctx, channel.id, channel.max_send_rate);
   let quotaLeft = channel.daily_quota - usage.today;
   if (single && sendable.length === 1 && quotaLeft <= 0) {
     throw new DomainError("rate_limited", "daily_quota", quotaMessage(channel));

@@ -131,3 +131,33 @@ export function inFilterGroups(values: readonly string[], maxEncoded = 6_000): s
   }
   return groups.map(inFilterList);
 }
+
+/** PostgREST's max rows per response (`max_rows`: 1,000 on Supabase and in the local /rest/v1). */
+export const MAX_ROWS = 1000;
+
+// deno-lint-ignore no-explicit-any
+type PageableQuery = any; // a PostgREST filter builder of any table
+
+/**
+ * Up to `cap` rows of one query, read in pages of MAX_ROWS: a single read of more is cut at the
+ * max rows without an error, so anything that may exceed 1,000 rows must page. `query` builds the
+ * query afresh for each page; it must be ordered with a unique last key (pages then neither skip
+ * nor repeat rows), and select with `{count: "exact"}` when the count is wanted. Answers the rows,
+ * the first page's count (all matches; 0 without a count), or the first error.
+ */
+export async function readPages<T>(
+  query: () => PageableQuery,
+  cap: number,
+): Promise<{ rows: T[]; count: number; error: DbError | null }> {
+  let rows: T[] = [];
+  let count = 0;
+  for (let from = 0; from < cap; from += MAX_ROWS) {
+    const size = Math.min(MAX_ROWS, cap - from);
+    const r = await query().range(from, from + size - 1);
+    if (r.error) return { rows, count, error: r.error as DbError };
+    if (from === 0) count = r.count ?? 0;
+    rows = rows.concat(r.data as T[]);
+    if ((r.data as T[]).length < size) break;
+  }
+  return { rows, count, error: null };
+}

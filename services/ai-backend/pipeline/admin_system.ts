@@ -8,7 +8,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import type Anthropic from "@anthropic-ai/sdk";
 import { DomainError } from "@shared/errors.ts";
-import { inFilterGroups } from "@shared/supabase/postgrest.ts";
+import { inFilterGroups, readPages } from "@shared/supabase/postgrest.ts";
 import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { toPgVector } from "@shared/embeddings/provider.ts";
@@ -197,33 +197,18 @@ export async function packagesStatus(
 
 // ---- export ----
 
-/** PostgREST's max rows per response (`max_rows`; 1,000 on Supabase and in the local /rest/v1). */
-const MAX_ROWS = 1000;
-
 // deno-lint-ignore no-explicit-any
 type AnyQuery = any; // a PostgREST filter builder of any table, with count: "exact"
 
-/**
- * Up to `cap` rows of one query, read in pages of PostgREST's max rows (a single read of more
- * would be cut at 1,000 without an error). The query must be ordered with a unique last key, so
- * that pages neither skip nor repeat rows. Returns the rows and the exact count of all matches.
- */
+/** readPages (up to `cap` rows past PostgREST's max rows), failing as this module fails. */
 async function readPaged(
   what: string,
   query: () => AnyQuery,
   cap: number,
 ): Promise<{ rows: Json[]; count: number }> {
-  let rows: Json[] = [];
-  let count = 0;
-  for (let from = 0; from < cap; from += MAX_ROWS) {
-    const size = Math.min(MAX_ROWS, cap - from);
-    const r = await query().range(from, from + size - 1);
-    if (r.error) fail(`Reading ${what}`, r.error);
-    if (from === 0) count = r.count ?? 0;
-    rows = rows.concat(r.data as Json[]);
-    if (r.data.length < size) break;
-  }
-  return { rows, count };
+  const r = await readPages<Json>(query, cap);
+  if (r.error) fail(`Reading ${what}`, r.error);
+  return r;
 }
 
 const EXPORT_COLUMNS = {
