@@ -121,7 +121,8 @@ export function inFilterGroups(values: readonly string[], maxEncoded = 6_000): s
   const groups: string[][] = [];
   let size = 0;
   for (const v of values) {
-    const len = encodeURIComponent(inFilterList([v])).length;
+    // The value alone in a list, plus its encoded comma (%2C): never less than it adds to a list.
+    const len = encodeURIComponent(inFilterList([v])).length + 3;
     if (!groups.length || size + len > maxEncoded) {
       groups.push([]);
       size = 0;
