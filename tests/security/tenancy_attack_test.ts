@@ -1382,6 +1382,8 @@ const RPC_ATTACKS: Record<
   }),
   update_duplicate_status: (w) => ({ args: { p_cache_id: w.cacheId, p_status: "dismissed" }, status: 404 }),
   user_ai_usage_summary: (w) => ({ args: { p_user_id: w.t.owner.id }, status: 200 }),
+  // SECURITY INVOKER: counts only the jobs RLS shows the caller (not the victim's pending job).
+  ai_jobs_status_counts: () => ({ args: {}, status: 200, check: {} }),
 };
 
 /** Money moves and system bookkeeping: the service role's only. */

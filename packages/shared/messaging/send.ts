@@ -7,7 +7,7 @@
  * path); opted-out recipients are never sent to and never reach the provider.
  */
 import { DomainError } from "../errors.ts";
-import { dbError, readPages, rows } from "../supabase/postgrest.ts";
+import { dbError, inFilterGroups, readPages, rows } from "../supabase/postgrest.ts";
 import { utcDayStart } from "./clock.ts";
 import type { ChannelRow, MessagingContext, TemplateRow } from "./context.ts";
 import { SendPacer, WINDOW_MS } from "./limiter.ts";
@@ -111,11 +111,11 @@ async function optedOut(
   numbers: string[],
 ): Promise<Set<string>> {
   const out = new Set<string>();
-  const unique = [...new Set(numbers)];
-  for (let i = 0; i < unique.length; i += 500) {
+  // Groups of at most ~6 kB of URL each (a few hundred numbers), never one over-long request line.
+  for (const group of inFilterGroups([...new Set(numbers)])) {
     const found = rows(
       await ctx.service.from("messaging_optouts").select("phone_number").eq("workspace_id", ctx.workspaceId)
-        .in("channel_type", [channel, "all"]).in("phone_number", unique.slice(i, i + 500)),
+        .in("channel_type", [channel, "all"]).filter("phone_number", "in", group),
     ) as { phone_number: string }[];
     for (const f of found) out.add(f.phone_number);
   }

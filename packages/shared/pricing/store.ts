@@ -11,7 +11,7 @@
  *   whether the index in memory is current. If not, price_index_state lists the documents
  *   without current entries, which are parsed first (so a document written around the ingest
  *   hook is never silently missing from a lookup), and the index is rebuilt from
- *   price_index_entries.
+ *   price_index_entries (read in pages: a set-returning RPC is cut at max_rows, 1,000 rows).
  * - lookupWorkspacePrice(db, workspaceId, input): the real lookup path (load + engine), timed.
  *
  * Every query runs with the client it is given: the caller's JWT, so RLS and the SQL functions'
@@ -24,6 +24,7 @@ import { isPriceDocType, type PriceEntry } from "./entries.ts";
 import { buildPriceIndex, type PriceIndex } from "./index.ts";
 import { lookupPrice, type PriceLookupInput, type PriceLookupResult } from "./lookup.ts";
 import { parsePriceDocument } from "./parse/mod.ts";
+import { readPages } from "../supabase/postgrest.ts";
 
 /**
  * Version of what parsePriceDocument produces. Bump it with any change to the parser's output:
@@ -190,13 +191,14 @@ async function rebuild(
     await reparse(db, state.stale);
     state = await rpc<IndexState>(db, "price_index_state", args, "Reading the price index state");
   }
-  const rows = await rpc<{ entries: PriceEntry[] }[]>(
-    db,
-    "price_index_entries",
-    args,
-    "Reading price entries",
+  // One row per priced document, with no bound on their number: a set-returning RPC is cut at
+  // max_rows (1,000) without an error, so it is read in pages ordered by its unique key.
+  const read = await readPages<{ entries: PriceEntry[] }>(
+    () => db.rpc("price_index_entries", args).order("kb_doc_id"),
+    Number.POSITIVE_INFINITY,
   );
-  const entries = rows.flatMap((r) => r.entries);
+  if (read.error) fail("Reading price entries", read.error);
+  const entries = read.rows.flatMap((r) => r.entries);
   return {
     cached: {
       version: state.version,

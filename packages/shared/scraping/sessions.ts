@@ -148,16 +148,28 @@ export const SessionStatus = z.object({
   error: z.string().nullable(),
 });
 
+/** Every scraping_pages.status value (the table's check constraint). */
+const PAGE_STATUSES = ["pending", "processing", "completed", "failed", "skipped"] as const;
+
 /** The status summary (get_scraping_session_status), read as the caller. */
 export async function sessionStatus(
   userDb: SupabaseClient,
   sessionId: string,
 ): Promise<z.infer<typeof SessionStatus>> {
   const s = await sessionForCaller(userDb, sessionId);
-  const { data, error } = await userDb.from("scraping_pages").select("status").eq("session_id", sessionId);
-  if (error) throw new DomainError("internal", "db_error", `Reading pages: ${error.message}`);
-  const pages: Record<string, number> = { pending: 0, processing: 0, completed: 0, failed: 0, skipped: 0 };
-  for (const p of data ?? []) pages[p.status as string] = (pages[p.status as string] ?? 0) + 1;
+  // One head count per status (the table's check constraint lists them all): counting rows read
+  // in JS would stop at PostgREST's max rows (1,000) and undercount large sessions silently.
+  const counts = await Promise.all(
+    PAGE_STATUSES.map((status) =>
+      userDb.from("scraping_pages").select("id", { count: "exact", head: true })
+        .eq("session_id", sessionId).eq("status", status)
+    ),
+  );
+  const pages: Record<string, number> = {};
+  counts.forEach(({ count, error }, i) => {
+    if (error) throw new DomainError("internal", "db_error", `Counting pages: ${error.message}`);
+    pages[PAGE_STATUSES[i]] = count ?? 0;
+  });
   return {
     session_id: s.id,
     status: s.status,

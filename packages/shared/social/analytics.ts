@@ -15,6 +15,7 @@
  *   average engagement (ties: more posts, then earlier in the week). No history: an empty list.
  */
 import { DomainError } from "../errors.ts";
+import { inFilterGroups } from "../supabase/postgrest.ts";
 import type { SocialAccountRow, SocialScope } from "./accounts.ts";
 import { accountOverview, type LateClient, latestFollowers, postAnalytics } from "./late.ts";
 import type { Platform } from "./platforms.ts";
@@ -160,12 +161,18 @@ export async function bestTimes(s: SocialScope, account: SocialAccountRow, platf
   const when = new Map((posts.data ?? []).map((p) => [p.id as string, p.published_at as string]));
   const history: HistoryPost[] = [];
   if (when.size > 0) {
-    const metrics = await s.service.from("social_post_analytics").select(
-      "post_id, likes, comments, shares, saves",
-    )
-      .in("post_id", [...when.keys()]);
-    if (metrics.error) throw DomainError.internal(`Could not read the metrics: ${metrics.error.message}`);
-    for (const m of metrics.data ?? []) {
+    // Up to 1,000 post ids: one `in` list of them all would be a ~39 kB URL (414 from a hosted
+    // gateway), so they are read in groups (each well under max_rows: one metrics row per post).
+    const metrics: { post_id: string; likes: number; comments: number; shares: number; saves: number }[] = [];
+    for (const group of inFilterGroups([...when.keys()])) {
+      const r = await s.service.from("social_post_analytics").select(
+        "post_id, likes, comments, shares, saves",
+      )
+        .filter("post_id", "in", group);
+      if (r.error) throw DomainError.internal(`Could not read the metrics: ${r.error.message}`);
+      metrics.push(...(r.data ?? []));
+    }
+    for (const m of metrics) {
       history.push({
         published_at: when.get(m.post_id as string)!,
         likes: m.likes,

@@ -5,10 +5,14 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "@shared/errors.ts";
+import { readPages } from "@shared/supabase/postgrest.ts";
 import { PROGRESS, STAGES } from "./config.ts";
 import { check, type JobRow } from "./context.ts";
 import type { ExtractOutput } from "./extract.ts";
 import { IMAGE_BUCKET } from "./upload_images.ts";
+
+/** No cap on a paged read: every row of the document is wanted (readPages reads 1,000 at a time). */
+export const ALL_ROWS = Number.MAX_SAFE_INTEGER;
 
 export async function jobOr404(db: SupabaseClient, jobId: string): Promise<JobRow & Record<string, unknown>> {
   const job = check(await db.from("ai_jobs").select("*").eq("id", jobId).maybeSingle(), "Reading the job");
@@ -52,46 +56,34 @@ export async function jobProgress(db: SupabaseClient, job: JobRow & Record<strin
   };
 }
 
+/**
+ * Statistics over every job, counted in the database (`pipeline_job_statistics()`): a read of
+ * ai_jobs is cut at max_rows (1,000) without an error, so counting rows here would undercount.
+ */
 export async function jobStatistics(db: SupabaseClient) {
-  const jobs = check(
-    await db.from("ai_jobs").select("status, progress, current_stage, attempts, started_at, completed_at"),
-    "Reading jobs",
-  ) as {
-    status: string;
-    progress: number;
-    current_stage: string | null;
-    attempts: number;
-    started_at: string | null;
-    completed_at: string | null;
-  }[];
+  const s = check(await db.rpc("pipeline_job_statistics"), "Counting jobs") as {
+    total_jobs: number;
+    by_status: Record<string, number>;
+    failed_by_stage: Record<string, number>;
+    jobs_run_more_than_once: number;
+    average_duration_seconds: number | string | null;
+  };
   const by_status: Record<string, number> = {
     pending: 0,
     processing: 0,
     completed: 0,
     failed: 0,
     cancelled: 0,
+    ...s.by_status,
   };
-  const failed_by_stage: Record<string, number> = {};
-  let durationSum = 0, durationN = 0, retried = 0;
-  for (const j of jobs) {
-    by_status[j.status] = (by_status[j.status] ?? 0) + 1;
-    if (j.status === "failed" && j.current_stage) {
-      failed_by_stage[j.current_stage] = (failed_by_stage[j.current_stage] ?? 0) + 1;
-    }
-    if (j.attempts > 1) retried++;
-    if (j.status === "completed" && j.started_at && j.completed_at) {
-      durationSum += Date.parse(j.completed_at) - Date.parse(j.started_at);
-      durationN++;
-    }
-  }
   const finished = by_status.completed + by_status.failed;
   return {
-    total_jobs: jobs.length,
+    total_jobs: Number(s.total_jobs),
     by_status,
-    failed_by_stage,
-    jobs_run_more_than_once: retried,
+    failed_by_stage: s.failed_by_stage,
+    jobs_run_more_than_once: Number(s.jobs_run_more_than_once),
     success_rate: finished ? by_status.completed / finished : null,
-    average_duration_seconds: durationN ? durationSum / durationN / 1000 : null,
+    average_duration_seconds: s.average_duration_seconds === null ? null : Number(s.average_duration_seconds),
   };
 }
 
@@ -104,14 +96,31 @@ export async function jobPages(db: SupabaseClient, jobId: string) {
   ) as { output: ExtractOutput } | null;
   if (!cp) return { job_id: jobId, pages: [] };
   const ex = cp.output;
+  // Every chunk and image of the document, paged (a single read stops at max_rows), counted per page.
   const chunks = check(
-    await db.from("document_chunks").select("page_start, page_end").eq("document_id", ex.document_id),
+    await readPages<{ page_start: number; page_end: number }>(
+      () =>
+        db.from("document_chunks").select("id, page_start, page_end").eq("document_id", ex.document_id)
+          .order("id"),
+      ALL_ROWS,
+    ).then((r) => ({ data: r.rows, error: r.error })),
     "Reading chunks",
-  ) as { page_start: number; page_end: number }[];
+  );
   const images = check(
-    await db.from("document_images").select("page_number").eq("document_id", ex.document_id),
+    await readPages<{ page_number: number }>(
+      () =>
+        db.from("document_images").select("id, page_number").eq("document_id", ex.document_id).order("id"),
+      ALL_ROWS,
+    ).then((r) => ({ data: r.rows, error: r.error })),
     "Reading images",
-  ) as { page_number: number }[];
+  );
+  const chunksOn = new Array<number>(ex.pages.length + 2).fill(0);
+  for (const c of chunks) {
+    const from = Math.max(c.page_start, 1), to = Math.min(c.page_end, ex.pages.length);
+    for (let page = from; page <= to; page++) chunksOn[page]++;
+  }
+  const imagesOn = new Map<number, number>();
+  for (const im of images) imagesOn.set(im.page_number, (imagesOn.get(im.page_number) ?? 0) + 1);
   return {
     job_id: jobId,
     document_id: ex.document_id,
@@ -124,8 +133,8 @@ export async function jobPages(db: SupabaseClient, jobId: string) {
         is_index_page: ex.index_pages.includes(page),
         product: ex.products.find((p) => page >= p.page_start && page <= p.page_end)?.name ?? null,
         extracted_images: ex.extracted_images.filter((im) => im.page_number === page).length,
-        saved_images: images.filter((im) => im.page_number === page).length,
-        chunks: chunks.filter((c) => page >= c.page_start && page <= c.page_end).length,
+        saved_images: imagesOn.get(page) ?? 0,
+        chunks: chunksOn[page],
       };
     }),
   };

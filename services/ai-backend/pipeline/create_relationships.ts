@@ -3,8 +3,10 @@
  * Chunk text (1024-d) and image vectors (768-d) live in different spaces, so the similarity is
  * the pages' proximity: 1 / (1 + d), d the distance in pages between the image's page and the
  * chunk's (or product's) page range - 1 on the same page, 0.5 on the next. Pairs at or above
- * similarity_threshold (default 0.5) are upserted on (kind, source_id, image_id).
+ * similarity_threshold (default 0.5) are upserted on (kind, source_id, image_id). Images, chunks
+ * and products are read in pages of 1,000 ordered by id, so a document of any size is covered.
  */
+import { readPages } from "@shared/supabase/postgrest.ts";
 import { check, type StageContext } from "./context.ts";
 
 export interface RelationshipsOutput {
@@ -22,20 +24,25 @@ export async function createRelationships(
   input: { document_id: string; product_ids: string[]; similarity_threshold: number },
 ): Promise<RelationshipsOutput> {
   const doc = input.document_id;
-  const images = check(
-    await ctx.db.from("document_images").select("id, page_number").eq("document_id", doc),
+  // Every image, chunk and product of the document, paged by id: a single read stops at max_rows
+  // (1,000) without an error, and a relationship missed here is never created.
+  type Span = { id: string; page_start: number; page_end: number };
+  const all = async <T>(table: string, columns: string, what: string): Promise<T[]> => {
+    const r = await readPages<T>(
+      () => ctx.db.from(table).select(columns).eq("document_id", doc).order("id"),
+      Number.MAX_SAFE_INTEGER,
+    );
+    return check({ data: r.rows, error: r.error }, what);
+  };
+  const images = await all<{ id: string; page_number: number }>(
+    "document_images",
+    "id, page_number",
     "Reading images",
-  ) as { id: string; page_number: number }[];
-  const chunks = check(
-    await ctx.db.from("document_chunks").select("id, page_start, page_end").eq("document_id", doc),
-    "Reading chunks",
-  ) as { id: string; page_start: number; page_end: number }[];
-  const products = (check(
-    await ctx.db.from("pipeline_products").select("id, page_start, page_end").eq("document_id", doc),
-    "Reading products",
-  ) as { id: string; page_start: number; page_end: number }[]).filter((p) =>
-    input.product_ids.includes(p.id)
   );
+  const chunks = await all<Span>("document_chunks", "id, page_start, page_end", "Reading chunks");
+  const wanted = new Set(input.product_ids);
+  const products = (await all<Span>("pipeline_products", "id, page_start, page_end", "Reading products"))
+    .filter((p) => wanted.has(p.id));
   const rows: Record<string, unknown>[] = [];
   const pair = (kind: string, source: { id: string; page_start: number; page_end: number }) => {
     for (const im of images) {

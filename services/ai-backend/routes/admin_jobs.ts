@@ -6,10 +6,18 @@
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { platformRoles, serviceDb } from "@shared/auth/context.ts";
-import { rows } from "@shared/supabase/postgrest.ts";
+import { readPages, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { router } from "../env.ts";
-import { deleteJob, jobOr404, jobPages, jobProgress, jobStatistics, jobStatus } from "../pipeline/admin.ts";
+import {
+  ALL_ROWS,
+  deleteJob,
+  jobOr404,
+  jobPages,
+  jobProgress,
+  jobStatistics,
+  jobStatus,
+} from "../pipeline/admin.ts";
 
 const tags = ["Admin jobs"];
 const STATUSES = ["pending", "processing", "completed", "failed", "cancelled"] as const;
@@ -185,27 +193,36 @@ export function adminJobRoutes() {
     async (c) => {
       const db = serviceDb(c);
       const job = await jobOr404(db, c.req.valid("param").job_id);
+      // Every product and every chunk's product, paged (a single read stops at max_rows).
       const products = job.document_id
         ? rows(
-          await db.from("pipeline_products").select("*").eq("document_id", job.document_id).order(
-            "page_start",
-          ),
+          await readPages<{ id: string }>(
+            () =>
+              db.from("pipeline_products").select("*").eq("document_id", job.document_id).order("page_start")
+                .order("id"),
+            ALL_ROWS,
+          ).then((r) => ({ data: r.rows, error: r.error })),
           "Product",
-        ) as { id: string }[]
+        )
         : [];
-      const chunks = job.document_id
-        ? rows(
-          await db.from("document_chunks").select("product_id").eq("document_id", job.document_id),
+      const chunkCount = new Map<string, number>();
+      if (job.document_id) {
+        const chunks = rows(
+          await readPages<{ product_id: string }>(
+            () =>
+              db.from("document_chunks").select("id, product_id").eq("document_id", job.document_id)
+                .not("product_id", "is", null).order("id"),
+            ALL_ROWS,
+          ).then((r) => ({ data: r.rows, error: r.error })),
           "Chunk",
-        ) as {
-          product_id: string | null;
-        }[]
-        : [];
+        );
+        for (const ch of chunks) chunkCount.set(ch.product_id, (chunkCount.get(ch.product_id) ?? 0) + 1);
+      }
       return c.json({
         job_id: job.id,
         products: products.map((p) => ({
           ...p,
-          chunk_count: chunks.filter((ch) => ch.product_id === p.id).length,
+          chunk_count: chunkCount.get(p.id) ?? 0,
         })),
       }, 200);
     },

@@ -10,7 +10,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { HttpError } from "@shared/http/errors.ts";
 import { db, platformRoles, requireUser, requireWorkspaceRole, serviceDb } from "@shared/auth/context.ts";
-import { rows } from "@shared/supabase/postgrest.ts";
+import { readPages, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { router } from "../env.ts";
 import type { Ctx } from "../env.ts";
@@ -193,12 +193,18 @@ export function pipelineRoutes() {
       async (c) => {
         const p = c.req.param() as Record<string, string>;
         const job = await visibleJob(c, p.job_id);
-        let q = db(c).from("ai_job_model_calls")
-          .select("stage, model, purpose, input_tokens, output_tokens, latency_ms, ok, error, created_at")
-          .eq("job_id", job.id).order("created_at");
         const f = filter(p);
-        if (f) q = q.eq(f[0], f[1]);
-        const calls = rows(await q, "Model call") as ModelCallRow[];
+        // Every call, paged by (created_at, id): a single read stops at max_rows (1,000), and an
+        // image-heavy document makes more calls than that.
+        const calls = rows(
+          await readPages<ModelCallRow>(() => {
+            const q = db(c).from("ai_job_model_calls")
+              .select("stage, model, purpose, input_tokens, output_tokens, latency_ms, ok, error, created_at")
+              .eq("job_id", job.id);
+            return (f ? q.eq(f[0], f[1]) : q).order("created_at").order("id");
+          }, Number.MAX_SAFE_INTEGER).then((r) => ({ data: r.rows, error: r.error })),
+          "Model call",
+        );
         return c.json({ job_id: job.id, ...(f ? { [f[0]]: f[1] } : {}), ...summarise(calls), calls }, 200);
       },
     );

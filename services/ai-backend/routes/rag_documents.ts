@@ -8,7 +8,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { HttpError } from "@shared/http/errors.ts";
 import { db, requireUser, serviceDb } from "@shared/auth/context.ts";
-import { rows } from "@shared/supabase/postgrest.ts";
+import { dbError, readPages, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { pageRange, paginationSchema } from "@shared/http/pagination.ts";
 import { IMAGE_EMBEDDING_DIMENSIONS, IMAGE_EMBEDDING_KINDS } from "@shared/embeddings/image.ts";
@@ -26,6 +26,13 @@ async function visibleDocument(c: Ctx, id: string): Promise<Record<string, unkno
   if (!doc) throw HttpError.notFound("Document not found");
   return doc as Record<string, unknown>;
 }
+
+/**
+ * The most rows of each kind (products, chunks, images) /content answers in one response: 100,000
+ * chunks of the smallest chunk size is more text than a 50 MB upload holds. Past it the endpoint
+ * answers 413 naming the paged lists instead of a truncated document.
+ */
+const CONTENT_CAP = 100_000;
 
 const IMAGE_COLUMNS =
   "id, document_id, filename, storage_url, page_number, width, height, category, confidence, created_at";
@@ -63,18 +70,43 @@ export function ragDocumentRoutes() {
     async (c) => {
       const { document_id } = c.req.valid("param");
       const document = await visibleDocument(c, document_id);
+      // Each read pages through max_rows (1,000) ordered by a key unique within the document, so
+      // the answer is the whole document, not its first 1,000 chunks or images.
+      const all = async (what: string, query: () => unknown) => {
+        const r = await readPages<Record<string, unknown>>(query, CONTENT_CAP + 1);
+        if (r.error) throw dbError(r.error, what);
+        if (r.rows.length > CONTENT_CAP) {
+          throw new HttpError(
+            413,
+            "content_too_large",
+            `The document has more than ${CONTENT_CAP} ${what.toLowerCase()} rows; ` +
+              "read them page by page from /api/rag/chunks, /api/rag/images or /api/rag/products",
+          );
+        }
+        return r.rows;
+      };
       const [products, chunks, images] = await Promise.all([
-        db(c).from("pipeline_products").select("*").eq("document_id", document_id).order("page_start"),
-        db(c).from("document_chunks").select("id, chunk_index, content, page_start, page_end, product_id")
-          .eq("document_id", document_id).order("chunk_index"),
-        db(c).from("document_images").select(IMAGE_COLUMNS).eq("document_id", document_id).order("filename"),
+        all(
+          "Product",
+          () =>
+            db(c).from("pipeline_products").select("*").eq("document_id", document_id).order("page_start")
+              .order("name"),
+        ),
+        all(
+          "Chunk",
+          () =>
+            db(c).from("document_chunks").select("id, chunk_index, content, page_start, page_end, product_id")
+              .eq("document_id", document_id).order("chunk_index"),
+        ),
+        all(
+          "Image",
+          () =>
+            db(c).from("document_images").select(IMAGE_COLUMNS).eq("document_id", document_id).order(
+              "filename",
+            ),
+        ),
       ]);
-      return c.json({
-        document,
-        products: rows(products, "Product"),
-        chunks: rows(chunks, "Chunk"),
-        images: rows(images, "Image"),
-      }, 200);
+      return c.json({ document, products, chunks, images }, 200);
     },
   );
 
@@ -192,9 +224,12 @@ export function ragDocumentRoutes() {
         if (res.error) rows(res, table);
         return res.count ?? 0;
       };
-      const jobs = rows(await db(c).from("ai_jobs").select("status"), "Job") as { status: string }[];
-      const jobs_by_status: Record<string, number> = {};
-      for (const j of jobs) jobs_by_status[j.status] = (jobs_by_status[j.status] ?? 0) + 1;
+      // Counted in SQL over the jobs RLS lets the caller see (a read of ai_jobs would stop at
+      // max_rows, 1,000 rows, without an error).
+      const jobs_by_status = rows(await db(c).rpc("ai_jobs_status_counts"), "Job counts") as Record<
+        string,
+        number
+      >;
       const [documents, products, chunks, images] = await Promise.all(
         ["pipeline_documents", "pipeline_products", "document_chunks", "document_images"].map(count),
       );

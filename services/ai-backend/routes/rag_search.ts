@@ -146,6 +146,8 @@ async function searchImages(
 }
 
 const VECTOR_COLUMNS = IMAGE_EMBEDDING_KINDS.map((k) => `${k}_slig_768`).join(", ");
+/** The most images whose mean vector seeds a text-only image search. */
+const SEEDS = 20;
 
 function vectorsOf(row: Record<string, unknown>): Record<ImageEmbeddingKind, number[]> {
   return Object.fromEntries(
@@ -211,23 +213,27 @@ async function imageQueryOf(
   if (rel.error) throw dbError(rel.error, "Relationships");
   let ids = [...new Set((rel.data ?? []).map((r) => r.image_id as string))];
   if (ids.length === 0) {
-    const onPages = await db(c).from("document_images").select("id, document_id, page_number")
-      .in("document_id", [...new Set(top.map((t) => t.document_id))]);
-    if (onPages.error) throw dbError(onPages.error, "Images");
-    ids = (onPages.data ?? []).filter((im) =>
-      top.some((t) =>
-        t.document_id === im.document_id && im.page_number >= t.page_start && im.page_number <= t.page_end
-      )
-    ).map((im) => im.id as string);
+    // The images on the pages of each hit, filtered by document and page range in the query (a
+    // document may hold more than max_rows images); at most SEEDS per hit are ever used.
+    const onPages = await Promise.all(top.map((t) =>
+      db(c).from("document_images").select("id")
+        .eq("document_id", t.document_id).gte("page_number", t.page_start).lte("page_number", t.page_end)
+        .order("page_number").order("filename").limit(SEEDS)
+    ));
+    for (const r of onPages) if (r.error) throw dbError(r.error, "Images");
+    ids = [...new Set(onPages.flatMap((r) => (r.data ?? []).map((im) => im.id as string)))];
   }
   if (ids.length === 0) return { query: null, exclude: null, seeds: [] };
-  const imgs = await db(c).from("document_images").select(`id, ${VECTOR_COLUMNS}`).in("id", ids.slice(0, 20));
+  const imgs = await db(c).from("document_images").select(`id, ${VECTOR_COLUMNS}`).in(
+    "id",
+    ids.slice(0, SEEDS),
+  );
   if (imgs.error) throw dbError(imgs.error, "Images");
   const vecs = (imgs.data ?? []).map((r) => vectorsOf(r as unknown as Record<string, unknown>));
   const query = Object.fromEntries(
     IMAGE_EMBEDDING_KINDS.map((k) => [k, meanVectors(vecs.map((v) => v[k]))!]),
   ) as ImageQuery;
-  return { query, exclude: null, seeds: ids.slice(0, 20) };
+  return { query, exclude: null, seeds: ids.slice(0, SEEDS) };
 }
 
 interface MmrArgs {

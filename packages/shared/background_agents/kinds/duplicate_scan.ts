@@ -52,6 +52,8 @@ export const duplicateScan: AgentKind<typeof input> = {
     });
     const stored = pairs.length
       ? await ctx.step("store", async () => {
+        // One jsonb array of every stored row: up to 10,000 pairs, past max_rows (1,000) that
+        // would cut a set-returning function's answer without an error.
         const saved = rows(
           await ctx.service.rpc("store_duplicate_detections", {
             p_workspace_id: ctx.agent.workspace_id,
