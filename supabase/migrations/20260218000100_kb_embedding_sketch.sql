@@ -55,11 +55,9 @@ alter table public.kb_doc_chunks add column embedding_sketch bit(1024);
 create function public.kb_chunks_sketch() returns trigger
 language plpgsql security invoker set search_path = '' as $$
 begin
-  if new.embedding is null then
-    new.embedding_sketch := null;
-  elsif new.embedding_sketch is null
-     or (tg_op = 'UPDATE' and old.embedding is not null
-         and not (new.embedding operator(extensions.=) old.embedding)
+  -- embedding is NOT NULL: a row without a sketch, or a new embedding with the old sketch, is sketched.
+  if new.embedding_sketch is null
+     or (tg_op = 'UPDATE' and not (new.embedding operator(extensions.=) old.embedding)
          and new.embedding_sketch is not distinct from old.embedding_sketch) then
     new.embedding_sketch := public.kb_embedding_bits(new.embedding);
   end if;
@@ -229,6 +227,11 @@ declare
   v_sketch bit(1024);
   v_most_ids uuid[] := '{}';
 begin
+  -- Checked on every call, whichever branch runs below.
+  if pg_catalog.length(p_query_sketch) <> 1024 then
+    raise exception 'p_query_sketch must have 1024 bits, got %', pg_catalog.length(p_query_sketch)
+      using errcode = '22023';
+  end if;
   -- Filtered HNSW scans keep walking the graph until enough rows pass the filters (pgvector 0.8).
   -- Set here rather than in a SET clause: a SET clause naming hnsw.* is checked when the function
   -- is created, and a non-superuser (postgres on hosted Supabase) is refused (42501) in a session
@@ -336,10 +339,6 @@ begin
     perform pg_catalog.set_config('hnsw.ef_search', v_pool::text, true);
     -- Callers pass the sketch they computed with the query embedding (packages/shared/embeddings/
     -- simhash.ts); a SQL caller without one gets the same sketch computed here (~17 ms).
-    if pg_catalog.length(p_query_sketch) <> 1024 then
-      raise exception 'p_query_sketch must have 1024 bits, got %', pg_catalog.length(p_query_sketch)
-        using errcode = '22023';
-    end if;
     v_sketch := coalesce(p_query_sketch::bit(1024), public.kb_embedding_bits(p_query_embedding));
     return query
     -- Not materialized: each use is planned on its own, so by_vector can walk the HNSW index.

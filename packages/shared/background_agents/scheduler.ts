@@ -12,7 +12,7 @@
  *   run      every claimed run is dispatched, concurrently.
  */
 import type { SupabaseClient } from "../supabase/clients.ts";
-import { inFilterGroups, rows } from "../supabase/postgrest.ts";
+import { readInGroups, rows } from "../supabase/postgrest.ts";
 import { advance, nextSlot } from "../flows/schedule.ts";
 import { errorMessage, refundRunCharge, type RunDeps, type RunOutcome, startPendingRuns } from "./runs.ts";
 
@@ -91,15 +91,13 @@ export async function tick(deps: RunDeps, now: Date): Promise<TickOutcome> {
   ) as { run_id: string; agent_id: string; scheduled_for: string }[];
   if (claims.length) {
     // Up to 200 agent ids (~8 kB as one `in` list, past a hosted gateway's URL limit): in groups.
-    const agents: { id: string; schedule: string; timezone: string }[] = [];
-    for (const group of inFilterGroups(claims.map((c) => c.agent_id))) {
-      agents.push(
-        ...rows(
-          await service.from("background_agents").select("id, schedule, timezone").filter("id", "in", group),
-          "Agent",
-        ) as { id: string; schedule: string; timezone: string }[],
-      );
-    }
+    const agents = rows(
+      await readInGroups(
+        claims.map((c) => c.agent_id),
+        (list) => service.from("background_agents").select("id, schedule, timezone").filter("id", "in", list),
+      ),
+      "Agent",
+    ) as { id: string; schedule: string; timezone: string }[];
     for (const claim of claims) {
       const a = agents.find((x) => x.id === claim.agent_id);
       let next: string | null = null;

@@ -10,7 +10,7 @@
  * as failed; they are never replayed, since their actions (SMS, email) are not idempotent.
  */
 import type { SupabaseClient } from "../supabase/clients.ts";
-import { inFilterGroups, rows } from "../supabase/postgrest.ts";
+import { readInGroups, rows } from "../supabase/postgrest.ts";
 import type { Clock } from "./clock.ts";
 import { errorMessage } from "./engine.ts";
 import { executeFlow, FLOW_COLUMNS, type FlowRow } from "./runs.ts";
@@ -63,13 +63,14 @@ export async function runScheduler(
   if (claims.length === 0) return { claimed: 0, swept, runs: [] };
   // Up to `limit` (500) flow ids: one `in` list would be a ~20 kB URL, refused (414) by a hosted
   // gateway after the runs were claimed, leaving those flows stuck on their slot; read in groups.
-  const flows = new Map<string, FlowRow>();
-  for (const group of inFilterGroups(claims.map((c) => c.flow_id))) {
-    const found = rows(
-      await service.from("flows").select(FLOW_COLUMNS).filter("id", "in", group),
-    ) as FlowRow[];
-    for (const f of found) flows.set(f.id, f);
-  }
+  const flows = new Map(
+    (rows(
+      await readInGroups(
+        claims.map((c) => c.flow_id),
+        (list) => service.from("flows").select(FLOW_COLUMNS).filter("id", "in", list),
+      ),
+    ) as FlowRow[]).map((f) => [f.id, f]),
+  );
   const runs: SchedulerOutcome["runs"] = [];
   for (const claim of claims) {
     const flow = flows.get(claim.flow_id)!;

@@ -4,7 +4,7 @@
  * run as the caller, so RLS applies on top of the workspace filter.
  */
 import { DomainError } from "../errors.ts";
-import { inFilterGroups, rows } from "../supabase/postgrest.ts";
+import { readInGroups, rows } from "../supabase/postgrest.ts";
 import type { ChannelRow, MessagingContext } from "./context.ts";
 import type { ChannelType } from "./phone.ts";
 import { providerApiError, ProviderError } from "./provider.ts";
@@ -109,18 +109,14 @@ export async function syncChannels(ctx: MessagingContext) {
   }
   const sms = numbers.filter((n) => n.sms && /^\+[1-9]\d{1,14}$/.test(n.phoneNumber));
   // Every number on the account: read in groups so a large account does not make one over-long URL.
-  const taken: { sender_id: string; workspace_id: string }[] = [];
-  for (const group of inFilterGroups(sms.map((n) => n.phoneNumber))) {
-    taken.push(
-      ...rows(
-        await ctx.service.from("messaging_channels").select("sender_id, workspace_id").eq(
-          "channel_type",
-          "sms",
-        )
-          .filter("sender_id", "in", group),
-      ) as { sender_id: string; workspace_id: string }[],
-    );
-  }
+  const taken = rows(
+    await readInGroups(
+      sms.map((n) => n.phoneNumber),
+      (list) =>
+        ctx.service.from("messaging_channels").select("sender_id, workspace_id").eq("channel_type", "sms")
+          .filter("sender_id", "in", list),
+    ),
+  ) as { sender_id: string; workspace_id: string }[];
   const owner = new Map(taken.map((t) => [t.sender_id, t.workspace_id]));
   const hasDefault = (await listChannels(ctx, "sms")).some((c) => c.is_default);
   const fresh = sms.filter((n) => !owner.has(n.phoneNumber));

@@ -7,7 +7,7 @@
  * path); opted-out recipients are never sent to and never reach the provider.
  */
 import { DomainError } from "../errors.ts";
-import { dbError, inFilterGroups, readPages, rows } from "../supabase/postgrest.ts";
+import { readInGroups, readPages, rows } from "../supabase/postgrest.ts";
 import { utcDayStart } from "./clock.ts";
 import type { ChannelRow, MessagingContext, TemplateRow } from "./context.ts";
 import { SendPacer, WINDOW_MS } from "./limiter.ts";
@@ -110,16 +110,16 @@ async function optedOut(
   channel: ChannelType,
   numbers: string[],
 ): Promise<Set<string>> {
-  const out = new Set<string>();
   // Groups of at most ~6 kB of URL each (a few hundred numbers), never one over-long request line.
-  for (const group of inFilterGroups([...new Set(numbers)])) {
-    const found = rows(
-      await ctx.service.from("messaging_optouts").select("phone_number").eq("workspace_id", ctx.workspaceId)
-        .in("channel_type", [channel, "all"]).filter("phone_number", "in", group),
-    ) as { phone_number: string }[];
-    for (const f of found) out.add(f.phone_number);
-  }
-  return out;
+  const found = rows(
+    await readInGroups(
+      [...new Set(numbers)],
+      (list) =>
+        ctx.service.from("messaging_optouts").select("phone_number").eq("workspace_id", ctx.workspaceId)
+          .in("channel_type", [channel, "all"]).filter("phone_number", "in", list),
+    ),
+  ) as { phone_number: string }[];
+  return new Set(found.map((f) => f.phone_number));
 }
 
 /**
@@ -142,8 +142,7 @@ async function channelUsage(
         .gt("created_at", new Date(now - WINDOW_MS).toISOString()).order("created_at").order("id"),
     Math.max(perMinute, 1),
   );
-  if (window.error) throw dbError(window.error, "Messaging log");
-  const recent = window.rows;
+  const recent = rows(window, "Messaging log") as { created_at: string }[];
   return { today: today.count ?? 0, recent: recent.map((r) => Date.parse(r.created_at)) };
 }
 

@@ -193,12 +193,11 @@ async function rebuild(
   }
   // One row per priced document, with no bound on their number: a set-returning RPC is cut at
   // max_rows (1,000) without an error, so it is read in pages ordered by its unique key.
-  const read = await readPages<{ entries: PriceEntry[] }>(
-    () => db.rpc("price_index_entries", args).order("kb_doc_id"),
-    Number.POSITIVE_INFINITY,
+  const read = await readPages<{ entries: PriceEntry[] }>(() =>
+    db.rpc("price_index_entries", args).order("kb_doc_id")
   );
   if (read.error) fail("Reading price entries", read.error);
-  const entries = read.rows.flatMap((r) => r.entries);
+  const entries = read.data.flatMap((r) => r.entries);
   return {
     cached: {
       version: state.version,

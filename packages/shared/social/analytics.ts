@@ -15,7 +15,7 @@
  *   average engagement (ties: more posts, then earlier in the week). No history: an empty list.
  */
 import { DomainError } from "../errors.ts";
-import { inFilterGroups } from "../supabase/postgrest.ts";
+import { readInGroups } from "../supabase/postgrest.ts";
 import type { SocialAccountRow, SocialScope } from "./accounts.ts";
 import { accountOverview, type LateClient, latestFollowers, postAnalytics } from "./late.ts";
 import type { Platform } from "./platforms.ts";
@@ -163,16 +163,14 @@ export async function bestTimes(s: SocialScope, account: SocialAccountRow, platf
   if (when.size > 0) {
     // Up to 1,000 post ids: one `in` list of them all would be a ~39 kB URL (414 from a hosted
     // gateway), so they are read in groups (each well under max_rows: one metrics row per post).
-    const metrics: { post_id: string; likes: number; comments: number; shares: number; saves: number }[] = [];
-    for (const group of inFilterGroups([...when.keys()])) {
-      const r = await s.service.from("social_post_analytics").select(
-        "post_id, likes, comments, shares, saves",
-      )
-        .filter("post_id", "in", group);
-      if (r.error) throw DomainError.internal(`Could not read the metrics: ${r.error.message}`);
-      metrics.push(...(r.data ?? []));
-    }
-    for (const m of metrics) {
+    const metrics = await readInGroups(
+      [...when.keys()],
+      (list) =>
+        s.service.from("social_post_analytics").select("post_id, likes, comments, shares, saves")
+          .filter("post_id", "in", list),
+    );
+    if (metrics.error) throw DomainError.internal(`Could not read the metrics: ${metrics.error.message}`);
+    for (const m of metrics.data) {
       history.push({
         published_at: when.get(m.post_id as string)!,
         likes: m.likes,

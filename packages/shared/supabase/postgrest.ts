@@ -140,25 +140,45 @@ export const MAX_ROWS = 1000;
 type PageableQuery = any; // a PostgREST filter builder of any table
 
 /**
- * Up to `cap` rows of one query, read in pages of MAX_ROWS: a single read of more is cut at the
- * max rows without an error, so anything that may exceed 1,000 rows must page. `query` builds the
- * query afresh for each page; it must be ordered with a unique last key (pages then neither skip
- * nor repeat rows), and select with `{count: "exact"}` when the count is wanted. Answers the rows,
- * the first page's count (all matches; 0 without a count), or the first error.
+ * Every row of one query (or the first `cap`), read in pages of MAX_ROWS: a single read of more is
+ * cut at the max rows without an error, so anything that may exceed 1,000 rows must page. `query`
+ * builds the query afresh for each page; it must be ordered with a unique last key (pages then
+ * neither skip nor repeat rows), and select with `{count: "exact"}` when the count is wanted.
+ * Answers like one PostgREST read, so `rows()` takes it: `{data, count, error}`, the count being
+ * the first page's (all matches; 0 without a count).
  */
 export async function readPages<T>(
   query: () => PageableQuery,
-  cap: number,
-): Promise<{ rows: T[]; count: number; error: DbError | null }> {
-  let rows: T[] = [];
+  cap = Number.POSITIVE_INFINITY,
+): Promise<{ data: T[]; count: number; error: DbError | null }> {
+  let data: T[] = [];
   let count = 0;
   for (let from = 0; from < cap; from += MAX_ROWS) {
     const size = Math.min(MAX_ROWS, cap - from);
     const r = await query().range(from, from + size - 1);
-    if (r.error) return { rows, count, error: r.error as DbError };
+    if (r.error) return { data, count, error: r.error as DbError };
     if (from === 0) count = r.count ?? 0;
-    rows = rows.concat(r.data as T[]);
+    data = data.concat(r.data as T[]);
     if ((r.data as T[]).length < size) break;
   }
-  return { rows, count, error: null };
+  return { data, count, error: null };
+}
+
+/**
+ * One read per `in` group of `values` (inFilterGroups), the rows merged: `read(list)` is the query
+ * with `.filter(column, "in", list)`. Answers like one PostgREST read (`rows()` takes it), with the
+ * first error. Each group is a few hundred values at most, so a read per value stays far under
+ * max_rows; a query that may match many rows per value pages instead.
+ */
+export async function readInGroups<T>(
+  values: readonly string[],
+  read: (list: string) => PromiseLike<{ data: T[] | null; error: DbError | null }>,
+): Promise<{ data: T[]; error: DbError | null }> {
+  let data: T[] = [];
+  for (const list of inFilterGroups(values)) {
+    const r = await read(list);
+    if (r.error) return { data, error: r.error };
+    data = data.concat(r.data ?? []);
+  }
+  return { data, error: null };
 }

@@ -20,7 +20,7 @@ import { contentHash } from "@shared/content_hash.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { embeddingSketch } from "@shared/embeddings/simhash.ts";
 import { HttpError } from "@shared/http/errors.ts";
-import { dbError, inFilterGroups } from "@shared/supabase/postgrest.ts";
+import { dbError, readInGroups } from "@shared/supabase/postgrest.ts";
 import { priceEntriesRow } from "@shared/pricing/store.ts";
 
 export interface KbDeps {
@@ -195,17 +195,15 @@ export async function upsertDocuments(
   const hashes = await Promise.all(inputs.map((d) => contentHash(d.content)));
   const key = (title: string, category: string | null) => `${category ?? ""}\u0000${title}`;
   const readExisting = async () => {
-    const found = new Map<string, Existing>();
-    const titles = [...new Set(inputs.map((d) => d.title))];
     // A GET per ~6 kB of encoded titles: a 500-character title alone can take ~4.5 kB.
-    for (const list of inFilterGroups(titles)) {
-      const { data, error } = await deps.db.from("kb_docs").select("id, title, category_id, content_hash")
-        .eq("workspace_id", workspaceId).filter("title", "in", list);
-      if (error) throw dbError(error, "Document");
-      for (const r of data as (Existing & { title: string; category_id: string | null })[]) {
-        found.set(key(r.title, r.category_id), r);
-      }
-    }
+    const { data, error } = await readInGroups<Existing & { title: string; category_id: string | null }>(
+      [...new Set(inputs.map((d) => d.title))],
+      (list) =>
+        deps.db.from("kb_docs").select("id, title, category_id, content_hash").eq("workspace_id", workspaceId)
+          .filter("title", "in", list),
+    );
+    if (error) throw dbError(error, "Document");
+    const found = new Map(data.map((r) => [key(r.title, r.category_id), r]));
     return inputs.map((d) => found.get(key(d.title, d.category_id)) ?? null);
   };
   const embedWhere = async (need: boolean[], into: (ChunkRow[] | null)[]) => {

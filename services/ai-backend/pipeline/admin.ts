@@ -11,9 +11,6 @@ import { check, type JobRow } from "./context.ts";
 import type { ExtractOutput } from "./extract.ts";
 import { IMAGE_BUCKET } from "./upload_images.ts";
 
-/** No cap on a paged read: every row of the document is wanted (readPages reads 1,000 at a time). */
-export const ALL_ROWS = Number.MAX_SAFE_INTEGER;
-
 export async function jobOr404(db: SupabaseClient, jobId: string): Promise<JobRow & Record<string, unknown>> {
   const job = check(await db.from("ai_jobs").select("*").eq("id", jobId).maybeSingle(), "Reading the job");
   if (!job) throw new DomainError("not_found", "not_found", "Job not found");
@@ -98,20 +95,17 @@ export async function jobPages(db: SupabaseClient, jobId: string) {
   const ex = cp.output;
   // Every chunk and image of the document, paged (a single read stops at max_rows), counted per page.
   const chunks = check(
-    await readPages<{ page_start: number; page_end: number }>(
-      () =>
-        db.from("document_chunks").select("id, page_start, page_end").eq("document_id", ex.document_id)
-          .order("id"),
-      ALL_ROWS,
-    ).then((r) => ({ data: r.rows, error: r.error })),
+    await readPages<{ page_start: number; page_end: number }>(() =>
+      db.from("document_chunks").select("id, page_start, page_end").eq("document_id", ex.document_id).order(
+        "id",
+      )
+    ),
     "Reading chunks",
   );
   const images = check(
-    await readPages<{ page_number: number }>(
-      () =>
-        db.from("document_images").select("id, page_number").eq("document_id", ex.document_id).order("id"),
-      ALL_ROWS,
-    ).then((r) => ({ data: r.rows, error: r.error })),
+    await readPages<{ page_number: number }>(() =>
+      db.from("document_images").select("id, page_number").eq("document_id", ex.document_id).order("id")
+    ),
     "Reading images",
   );
   const chunksOn = new Array<number>(ex.pages.length + 2).fill(0);

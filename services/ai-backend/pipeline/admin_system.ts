@@ -208,7 +208,7 @@ async function readPaged(
 ): Promise<{ rows: Json[]; count: number }> {
   const r = await readPages<Json>(query, cap);
   if (r.error) fail(`Reading ${what}`, r.error);
-  return r;
+  return { rows: r.data, count: r.count };
 }
 
 const EXPORT_COLUMNS = {

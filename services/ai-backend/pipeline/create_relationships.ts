@@ -27,13 +27,11 @@ export async function createRelationships(
   // Every image, chunk and product of the document, paged by id: a single read stops at max_rows
   // (1,000) without an error, and a relationship missed here is never created.
   type Span = { id: string; page_start: number; page_end: number };
-  const all = async <T>(table: string, columns: string, what: string): Promise<T[]> => {
-    const r = await readPages<T>(
-      () => ctx.db.from(table).select(columns).eq("document_id", doc).order("id"),
-      Number.MAX_SAFE_INTEGER,
+  const all = async <T>(table: string, columns: string, what: string): Promise<T[]> =>
+    check(
+      await readPages<T>(() => ctx.db.from(table).select(columns).eq("document_id", doc).order("id")),
+      what,
     );
-    return check({ data: r.rows, error: r.error }, what);
-  };
   const images = await all<{ id: string; page_number: number }>(
     "document_images",
     "id, page_number",

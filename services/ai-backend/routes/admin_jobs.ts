@@ -9,15 +9,7 @@ import { platformRoles, serviceDb } from "@shared/auth/context.ts";
 import { readPages, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { router } from "../env.ts";
-import {
-  ALL_ROWS,
-  deleteJob,
-  jobOr404,
-  jobPages,
-  jobProgress,
-  jobStatistics,
-  jobStatus,
-} from "../pipeline/admin.ts";
+import { deleteJob, jobOr404, jobPages, jobProgress, jobStatistics, jobStatus } from "../pipeline/admin.ts";
 
 const tags = ["Admin jobs"];
 const STATUSES = ["pending", "processing", "completed", "failed", "cancelled"] as const;
@@ -196,24 +188,20 @@ export function adminJobRoutes() {
       // Every product and every chunk's product, paged (a single read stops at max_rows).
       const products = job.document_id
         ? rows(
-          await readPages<{ id: string }>(
-            () =>
-              db.from("pipeline_products").select("*").eq("document_id", job.document_id).order("page_start")
-                .order("id"),
-            ALL_ROWS,
-          ).then((r) => ({ data: r.rows, error: r.error })),
+          await readPages<{ id: string }>(() =>
+            db.from("pipeline_products").select("*").eq("document_id", job.document_id).order("page_start")
+              .order("id")
+          ),
           "Product",
         )
         : [];
       const chunkCount = new Map<string, number>();
       if (job.document_id) {
         const chunks = rows(
-          await readPages<{ product_id: string }>(
-            () =>
-              db.from("document_chunks").select("id, product_id").eq("document_id", job.document_id)
-                .not("product_id", "is", null).order("id"),
-            ALL_ROWS,
-          ).then((r) => ({ data: r.rows, error: r.error })),
+          await readPages<{ product_id: string }>(() =>
+            db.from("document_chunks").select("id, product_id").eq("document_id", job.document_id)
+              .not("product_id", "is", null).order("id")
+          ),
           "Chunk",
         );
         for (const ch of chunks) chunkCount.set(ch.product_id, (chunkCount.get(ch.product_id) ?? 0) + 1);

@@ -29,7 +29,7 @@ import {
 } from "@shared/duplicates/mod.ts";
 import { caller, db, PRICING_ROLES, requireWorkspaceRole, WRITER_ROLES } from "@shared/auth/context.ts";
 import { type Ctx, router } from "../env.ts";
-import { dbError, inFilterGroups, rows } from "@shared/supabase/postgrest.ts";
+import { dbError, readInGroups, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 
 const tags = ["Duplicate detection"];
@@ -144,16 +144,15 @@ async function loadCatalogue(client: SupabaseClient, workspaceId: string): Promi
 }
 
 async function productNames(client: SupabaseClient, ids: string[]): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
   // An `in` list goes in the request line: split it (about 150 uuids a read), never by PAGE.
-  for (const group of inFilterGroups([...new Set(ids)])) {
-    const found = rows(
-      await client.from("products").select("id, name").filter("id", "in", group),
-      "Product",
-    ) as { id: string; name: string }[];
-    for (const r of found) names.set(r.id, r.name);
-  }
-  return names;
+  const found = rows(
+    await readInGroups(
+      [...new Set(ids)],
+      (list) => client.from("products").select("id, name").filter("id", "in", list),
+    ),
+    "Product",
+  ) as { id: string; name: string }[];
+  return new Map(found.map((r) => [r.id, r.name]));
 }
 
 export function duplicateRoutes() {

@@ -14,7 +14,7 @@ import {
 } from "@shared/kb/schemas.ts";
 import { slugify } from "@shared/kb/search.ts";
 import { caller, db, PRICING_ROLES, requireWorkspaceRole } from "@shared/auth/context.ts";
-import { dbError, inFilterGroups, readPages, rows } from "@shared/supabase/postgrest.ts";
+import { dbError, readInGroups, readPages, rows } from "@shared/supabase/postgrest.ts";
 import { invisibleDocument } from "../kb/access.ts";
 import { errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { router } from "../env.ts";
@@ -133,23 +133,19 @@ export function kbCatalogRoutes() {
       // A document may be attached to any number of products: the attachments are read in pages
       // (one read stops at max_rows, 1,000) and their products in `in` groups (one list of them all
       // would be an over-long URL).
-      const read = await readPages<{ product_id: string }>(
-        () =>
-          db(c).from("kb_doc_attachments").select("*").eq("doc_id", doc_id).order("created_at").order("id"),
-        Number.POSITIVE_INFINITY,
+      const attachments = rows(
+        await readPages<{ product_id: string }>(() =>
+          db(c).from("kb_doc_attachments").select("*").eq("doc_id", doc_id).order("created_at").order("id")
+        ),
+        "Attachment",
       );
-      const attachments = rows({ data: read.rows, error: read.error }, "Attachment");
-      const products: { id: string }[] = [];
-      for (const group of inFilterGroups(attachments.map((a) => a.product_id))) {
-        products.push(
-          ...rows(
-            await db(c).from("products").select("id, name, sku").filter("id", "in", group),
-            "Product",
-          ) as {
-            id: string;
-          }[],
-        );
-      }
+      const products = rows(
+        await readInGroups(
+          attachments.map((a) => a.product_id),
+          (list) => db(c).from("products").select("id, name, sku").filter("id", "in", list),
+        ),
+        "Product",
+      ) as { id: string }[];
       const byId = new Map(products.map((p) => [p.id, p]));
       return c.json({
         attachments: attachments.map((a) => ({ ...a, product: byId.get(a.product_id) ?? null })),

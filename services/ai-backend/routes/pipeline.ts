@@ -202,7 +202,7 @@ export function pipelineRoutes() {
               .select("stage, model, purpose, input_tokens, output_tokens, latency_ms, ok, error, created_at")
               .eq("job_id", job.id);
             return (f ? q.eq(f[0], f[1]) : q).order("created_at").order("id");
-          }, Number.MAX_SAFE_INTEGER).then((r) => ({ data: r.rows, error: r.error })),
+          }),
           "Model call",
         );
         return c.json({ job_id: job.id, ...(f ? { [f[0]]: f[1] } : {}), ...summarise(calls), calls }, 200);

@@ -75,7 +75,7 @@ export function ragDocumentRoutes() {
       const all = async (what: string, query: () => unknown) => {
         const r = await readPages<Record<string, unknown>>(query, CONTENT_CAP + 1);
         if (r.error) throw dbError(r.error, what);
-        if (r.rows.length > CONTENT_CAP) {
+        if (r.data.length > CONTENT_CAP) {
           throw new HttpError(
             413,
             "content_too_large",
@@ -83,7 +83,7 @@ export function ragDocumentRoutes() {
               "read them page by page from /api/rag/chunks, /api/rag/images or /api/rag/products",
           );
         }
-        return r.rows;
+        return r.data;
       };
       const [products, chunks, images] = await Promise.all([
         all(
