@@ -1,8 +1,11 @@
 /**
  * The API gateway on :54321, doing what Supabase's local Kong does: route by prefix with the
  * prefix stripped, map `apikey` to `Authorization` (Kong's request-transformer expression in
- * supabase/cli start.go), and answer CORS for auth, rest and storage. Functions answer their own
- * CORS, as on hosted Supabase, where the gateway adds none for them.
+ * supabase/cli start.go), say who connected (Kong's `X-Forwarded-For: $proxy_add_x_forwarded_for`
+ * and `X-Real-IP: $remote_addr`: the TCP peer appended to any X-Forwarded-For the client sent,
+ * and X-Real-IP replaced by the peer, so the right-most X-Forwarded-For entry and X-Real-IP are
+ * the only addresses a service may trust), and answer CORS for auth, rest and storage. Functions
+ * answer their own CORS, as on hosted Supabase, where the gateway adds none for them.
  */
 export type Service = (req: Request, path: string) => Response | Promise<Response>;
 
@@ -22,6 +25,22 @@ export function mapAuthorization(headers: Headers, keys: GatewayKeys): string | 
   if (apikey === keys.publishableKey) return `Bearer ${keys.anonKey}`;
   if (apikey && !apikey.startsWith("sb_")) return `Bearer ${apikey}`;
   return null;
+}
+
+/** The peer's address as Kong's $remote_addr writes it (no port; IPv6 without brackets). */
+export function peerAddress(addr: Deno.Addr): string {
+  return addr.transport === "tcp" || addr.transport === "udp" ? addr.hostname : addr.transport;
+}
+
+/**
+ * Kong's forwarding headers on `headers` (in place): the peer appended to the client's
+ * X-Forwarded-For (`<client's list>, <peer>`, or the peer alone), X-Real-IP set to the peer,
+ * whatever the client wrote in it.
+ */
+export function setForwardedHeaders(headers: Headers, peer: string): void {
+  const sent = headers.get("x-forwarded-for")?.trim();
+  headers.set("x-forwarded-for", sent ? `${sent}, ${peer}` : peer);
+  headers.set("x-real-ip", peer);
 }
 
 const CORS_ALLOW_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS";
@@ -60,7 +79,8 @@ export class Gateway {
     this.routes.sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
-  fetch = async (req: Request): Promise<Response> => {
+  /** Deno.serve's handler: `info.remoteAddr` is the TCP peer the forwarding headers name. */
+  fetch = async (req: Request, info: { remoteAddr: Deno.Addr }): Promise<Response> => {
     const url = new URL(req.url);
     const route = this.routes.find((r) =>
       url.pathname === r.prefix || url.pathname.startsWith(r.prefix + "/")
@@ -86,6 +106,7 @@ export class Gateway {
       });
     }
     const headers = new Headers(req.headers);
+    setForwardedHeaders(headers, peerAddress(info.remoteAddr));
     const auth = mapAuthorization(req.headers, this.keys);
     if (auth) headers.set("authorization", auth);
     else headers.delete("authorization");

@@ -1,13 +1,16 @@
 /**
  * Fixed-window rate limits for public endpoints (ai-rerank): one counter per (scope, key, window)
  * in Postgres (public.rate_limit_hit, migration 20260210000100_rate_limits.sql), so every
- * instance of a function shares the same budget. A failure to count is not a free pass: it
- * throws (the caller answers 503), never silently allows.
+ * instance of a function shares the same budget; a budget for all callers is one more scope
+ * with a constant key. A failure to count is not a free pass: it throws (the caller answers
+ * 503), never silently allows.
  *
- * The key of a public caller is its client address: the right-most entry of X-Forwarded-For
- * (the one the platform's own proxy appended; entries to its left are whatever the client sent
- * and can be forged), else X-Real-IP, else `unknown` (every caller without a proxy header then
- * shares one budget, which errs on the side of limiting).
+ * The key of a public caller is the client address the platform vouches for: the right-most
+ * entry of X-Forwarded-For, which the platform's gateway appends from the TCP peer (Kong's
+ * proxy_add_x_forwarded_for; stack/gateway.ts locally). Entries to its left are whatever the
+ * client sent and are never read, so rewriting the header per request changes no key. Then
+ * X-Real-IP (the gateway overwrites a client-sent one with the peer), else `unknown` (only a
+ * request that bypassed the gateway has neither; all such share one budget).
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "./errors.ts";

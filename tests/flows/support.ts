@@ -27,7 +27,7 @@ export async function flowTeam(p: Platform, prefix: string): Promise<FlowTeam> {
     const r = await call(p, "email-api", "", {
       method: "POST",
       token: team.owner.accessToken,
-      body: { action, domain },
+      body: { action, domain, workspaceId: team.ws },
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
   }

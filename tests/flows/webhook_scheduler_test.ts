@@ -1,6 +1,6 @@
 /**
- * flow-webhook (signatures never optional once required, forged ones refused, body cap, 404s)
- * and flow-scheduler-cron (service role only; two overlapping calls create one run per slot;
+ * flow-webhook (signatures never optional once required, forged, stale and body-only ones
+ * refused, a replayed delivery runs nothing, body cap, 404s) and flow-scheduler-cron (service role only; two overlapping calls create one run per slot;
  * next_run_at advanced in the flow's timezone; a failing node fails only its run), and the
  * platform's own events (product created, quote submitted) reaching flows through pg_net.
  */
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { platformTest } from "../helpers/platform.ts";
 import { call } from "../quotes/support.ts";
-import { signBody } from "@shared/flows/signature.ts";
+import { signatureHeader } from "@shared/webhook_signature.ts";
 import { waitFor } from "../cron/helpers.ts";
 import { flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
 
@@ -54,9 +54,11 @@ platformTest(
     const resend = p.sandbox!.get("resend");
     const mailsBefore = resend.inbox().length;
     const open = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "webhook" }, [sms, mail], [["start", "sms"], ["sms", "mail"]]),
     });
     const signed = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "webhook", config: { require_signature: true } }, [sms], [["start", "sms"]]),
     });
     assert.match(signed.webhook_secret!, /^whsec_/);
@@ -75,13 +77,13 @@ platformTest(
 
     const body = JSON.stringify({ order: { id: "S-1" } });
     assert.equal((await hook(p, signed.id, body)).status, 401, "unsigned refused");
-    const forged = await signBody("whsec_guess", body);
+    const forged = await signatureHeader("whsec_guess", body);
     assert.equal(
       (await hook(p, signed.id, body, { "x-webhook-signature": forged })).status,
       401,
       "forged refused",
     );
-    const good = await signBody(signed.webhook_secret!, body);
+    const good = await signatureHeader(signed.webhook_secret!, body);
     assert.equal(
       (await hook(p, signed.id, JSON.stringify({ order: { id: "S-2" } }), { "x-webhook-signature": good }))
         .status,
@@ -101,16 +103,171 @@ platformTest(
     assert.equal((await hook(p, crypto.randomUUID(), "{}")).status, 404);
     await p.db.query(`update public.flows set enabled = false where id = $1`, [open.id]);
     assert.equal((await hook(p, open.id, "{}")).status, 404);
-    const manual = await saveFlow(p, t.admin.accessToken, { graph: graph({ type: "manual" }, [], []) });
+    const manual = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
+      graph: graph({ type: "manual" }, [], []),
+    });
     assert.equal((await hook(p, manual.id, "{}")).status, 404);
     assert.equal(
       (await hook(p, signed.id, "[1,2]", {
-        "x-webhook-signature": await signBody(signed.webhook_secret!, "[1,2]"),
+        "x-webhook-signature": await signatureHeader(signed.webhook_secret!, "[1,2]"),
       })).status,
       400,
     );
     const big = JSON.stringify({ pad: "x".repeat(300 * 1024) });
     assert.equal((await hook(p, signed.id, big)).status, 413);
+  },
+);
+
+/** The old scheme: the hex HMAC-SHA256 of the body alone, without a timestamp. */
+async function bodyOnlySignature(secret: string, body: string): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw",
+    enc.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    [
+      "sign",
+    ],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(body)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+platformTest(
+  "flow-webhook: a signed delivery runs once; stale, forged and body-only signatures are refused",
+  async (p) => {
+    const t = await flowTeam(p, "flow-replay");
+    const tw = p.sandbox!.get("twilio");
+    const to = phone();
+    const sms = { id: "sms", type: "send_sms", config: { to, content: "Order {{trigger.data.order.id}}" } };
+    const flow = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
+      graph: graph({ type: "webhook", config: { require_signature: true } }, [sms], [["start", "sms"]]),
+    });
+    const secret = flow.webhook_secret!;
+    const runs = async () =>
+      Number(
+        (await p.db.query<{ n: number }>(
+          `select count(*)::int as n from public.flow_runs where flow_id = $1`,
+          [
+            flow.id,
+          ],
+        )).rows[0].n,
+      );
+    const sent = () => tw.messages().filter((m) => m.to === to).map((m) => m.body);
+
+    // The same signed delivery three times: one run, one SMS; the copies are acknowledged.
+    const body = JSON.stringify({ order: { id: "R-1" } });
+    const header = { "x-webhook-signature": await signatureHeader(secret, body) };
+    const first = await hook(p, flow.id, body, header);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.status, "completed");
+    for (let i = 0; i < 2; i++) {
+      const again = await hook(p, flow.id, body, header);
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.body, { success: true, duplicate: true });
+    }
+    assert.equal(await runs(), 1);
+    assert.deepEqual(sent(), ["Order R-1"]);
+
+    // Five copies at once: the claim is one insert on a unique key, so one of them runs.
+    const body2 = JSON.stringify({ order: { id: "R-2" } });
+    const header2 = { "x-webhook-signature": await signatureHeader(secret, body2) };
+    const burst = await Promise.all(Array.from({ length: 5 }, () => hook(p, flow.id, body2, header2)));
+    assert.deepEqual(burst.map((r) => r.status), [200, 200, 200, 200, 200]);
+    assert.equal(burst.filter((r) => r.body.run_id).length, 1);
+    assert.equal(burst.filter((r) => r.body.duplicate === true).length, 4);
+    assert.equal(await runs(), 2);
+
+    // The sender's own retry, signed afresh (another t), is another delivery.
+    const now = Math.floor(Date.now() / 1000);
+    const retry = await hook(p, flow.id, body, {
+      "x-webhook-signature": await signatureHeader(secret, body, now - 60),
+    });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.body.status, "completed");
+    assert.equal(await runs(), 3);
+
+    // Refused, and nothing runs: a timestamp outside 5 minutes either way, a wrong secret, a v1
+    // moved to another t, and the old body-only signature (with or without `sha256=`).
+    const body3 = JSON.stringify({ order: { id: "R-3" } });
+    const refusals: [string, string, string, RegExp][] = [
+      ["stale", await signatureHeader(secret, body3, now - 310), "signature_expired", /older than 300 s/],
+      ["future", await signatureHeader(secret, body3, now + 310), "signature_expired", /newer than 300 s/],
+      [
+        "forged",
+        await signatureHeader("whsec_guess", body3),
+        "invalid_signature",
+        /^Invalid X-Webhook-Signature$/,
+      ],
+      [
+        "v1 under another t",
+        (await signatureHeader(secret, body3, now - 10)).replace(/^t=\d+/, `t=${now}`),
+        "invalid_signature",
+        /^Invalid X-Webhook-Signature$/,
+      ],
+      [
+        "body only, sha256=",
+        `sha256=${await bodyOnlySignature(secret, body3)}`,
+        "invalid_signature",
+        /must be t=<unix seconds>,v1=.*a signature of the body alone is not accepted/,
+      ],
+      [
+        "body only, bare hex",
+        await bodyOnlySignature(secret, body3),
+        "invalid_signature",
+        /a signature of the body alone is not accepted/,
+      ],
+      ["v1 without t", `v1=${"0".repeat(64)}`, "invalid_signature", /must be t=<unix seconds>/],
+    ];
+    for (const [name, signature, code, message] of refusals) {
+      const r = await hook(p, flow.id, body3, { "x-webhook-signature": signature });
+      assert.equal(r.status, 401, name);
+      assert.equal(r.body.code, code, name);
+      assert.match(r.body.error, message, name);
+    }
+    assert.equal(await runs(), 3);
+    assert.deepEqual(sent(), ["Order R-1", "Order R-2", "Order R-1"]);
+
+    // A delivery near the edge of the window still passes.
+    const edge = await hook(p, flow.id, body3, {
+      "x-webhook-signature": await signatureHeader(secret, body3, now - 280),
+    });
+    assert.equal(edge.status, 200, JSON.stringify(edge.body));
+    assert.equal(edge.body.status, "completed");
+
+    // Recorded deliveries are pruned once their timestamp could no longer pass; live ones stay.
+    await p.db.query(
+      `insert into public.flow_webhook_deliveries (flow_id, delivery_id, signed_at)
+       values ($1, 'expired', now() - interval '1 hour')`,
+      [flow.id],
+    );
+    const body4 = JSON.stringify({ order: { id: "R-4" } });
+    const fresh = await hook(p, flow.id, body4, {
+      "x-webhook-signature": await signatureHeader(secret, body4),
+    });
+    assert.equal(fresh.status, 200);
+    const kept = await p.db.query<{ delivery_id: string }>(
+      `select delivery_id from public.flow_webhook_deliveries where flow_id = $1`,
+      [flow.id],
+    );
+    assert.equal(kept.rows.length, 5);
+    assert.ok(kept.rows.every((r) => /^[0-9a-f]{64}$/.test(r.delivery_id)));
+
+    // Clients cannot read (or clear) the recorded ids.
+    const read = await fetch(`${p.url}/rest/v1/flow_webhook_deliveries?select=*`, {
+      headers: { apikey: p.config.anonKey, authorization: `Bearer ${t.owner.accessToken}` },
+    });
+    await read.body?.cancel();
+    assert.equal(read.status, 403);
+    const wipe = await fetch(`${p.url}/rest/v1/flow_webhook_deliveries?flow_id=eq.${flow.id}`, {
+      method: "DELETE",
+      headers: { apikey: p.config.anonKey, authorization: `Bearer ${t.owner.accessToken}` },
+    });
+    await wipe.body?.cancel();
+    assert.equal(wipe.status, 403);
   },
 );
 
@@ -136,6 +293,7 @@ platformTest(
     const mailsBefore = resend.inbox().length;
     const to = phone();
     const ok = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "cron", config: { cron: "0 9 * * *", timezone: "Europe/Berlin" } }, [
         note,
         { id: "sms", type: "send_sms", config: { to, content: "Daily {{trigger.data.scheduled_for}}" } },
@@ -147,6 +305,7 @@ platformTest(
       ], [["start", "note"], ["start", "sms"], ["start", "mail"]]),
     });
     const failing = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "cron", config: { cron: "*/5 * * * *" } }, [broken, { ...note, id: "n2" }], [[
         "start",
         "fetch",
@@ -156,6 +315,7 @@ platformTest(
       ]]),
     });
     const disabled = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       enabled: false,
       graph: graph({ type: "cron", config: { cron: "* * * * *" } }, [note], [["start", "note"]]),
     });
@@ -223,6 +383,7 @@ platformTest(
       config: { user_id: t.member.id, title },
     });
     await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "event", config: { event_type: "product.created" } }, [
         note("New {{trigger.data.product.name}}"),
         {
@@ -238,6 +399,7 @@ platformTest(
       ], [["start", "note"], ["start", "mail"]]),
     });
     await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "event", config: { event_type: "quote.submitted" } }, [
         note("Request {{trigger.data.quote_request.status}}"),
       ], [[

@@ -3,7 +3,11 @@
  * applied (maxResults, explanations, usage and cost from tokens), a partial, a duplicated, an
  * invented and an unreadable order all keep the input order with a warning (nothing dropped or
  * added), only the two allowed models pass, input bounds are 400s, a model failure is a 502, and
- * the public endpoint is rate-limited per client IP (429 with Retry-After).
+ * the public endpoint is rate-limited per client address (the TCP peer the gateway vouches for,
+ * whatever X-Forwarded-For / X-Real-IP the client writes) and by a global budget of model calls
+ * (429 with Retry-After). Requests come from distinct loopback addresses (127.0.0.x, all
+ * loopback on Linux) through Deno.createHttpClient's localAddress, so each call site is its
+ * own client as the gateway sees it.
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
@@ -16,19 +20,42 @@ const RESULTS = [
   { id: "p4", name: "Grout 2 kg", description: "Flexible grout", category: "tiling", relevanceScore: 0.6 },
 ];
 
-let ip = 0;
+let ip = 10;
 /** A fresh client address per call site, so the rate limit of one case does not touch the next. */
-const nextIp = () => `203.0.113.${++ip}`;
+const nextIp = () => `127.0.0.${++ip}`;
 
-async function rerank(p: Platform, body: unknown, clientIp = nextIp()) {
+const clients = new Map<string, Deno.HttpClient>();
+/** An HTTP client whose connections leave from `peer`: the address the gateway sees. */
+function from(peer: string): Deno.HttpClient {
+  let c = clients.get(peer);
+  if (!c) clients.set(peer, c = Deno.createHttpClient({ localAddress: peer }));
+  return c;
+}
+
+async function rerank(p: Platform, body: unknown, clientIp = nextIp(), headers: Record<string, string> = {}) {
   // No Authorization, no apikey: the endpoint is public.
   const res = await fetch(`${p.url}/functions/v1/ai-rerank`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-forwarded-for": `198.51.100.7, ${clientIp}` },
+    headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
+    client: from(clientIp),
   });
   // deno-lint-ignore no-explicit-any
   return { status: res.status, headers: res.headers, body: await res.json() as any };
+}
+
+/** Sets function env vars for the duration of `fn`. */
+async function withEnv(p: Platform, vars: Record<string, string>, fn: () => Promise<void>) {
+  const saved = { ...p.env };
+  Object.assign(p.env, vars);
+  try {
+    await fn();
+  } finally {
+    for (const k of Object.keys(vars)) {
+      if (saved[k] === undefined) delete p.env[k];
+      else p.env[k] = saved[k];
+    }
+  }
 }
 
 function llm(p: Platform) {
@@ -163,43 +190,80 @@ platformTest("bad input is a 400 naming the problem; a model failure is a 502", 
   assert.match(down.body.error, /HTTP 529/);
 });
 
-platformTest("the public endpoint is rate-limited per client IP: 429 with Retry-After", async (p) => {
-  const s = llm(p);
-  const saved = { ...p.env };
-  // A one-hour window: the four requests cannot straddle a window boundary.
-  Object.assign(p.env, { RERANK_RATE_LIMIT: "3", RERANK_RATE_WINDOW_SECONDS: "3600" });
-  try {
-    const client = nextIp();
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) {
+platformTest(
+  "per client: rewriting X-Forwarded-For or X-Real-IP per request does not escape the limit",
+  async (p) => {
+    const s = llm(p);
+    // A one-hour window: the requests cannot straddle a window boundary.
+    await withEnv(p, { RERANK_RATE_LIMIT: "3", RERANK_RATE_WINDOW_SECONDS: "3600" }, async () => {
+      const client = nextIp();
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        s.reply(tool({ ranked_ids: ["p1", "p2", "p3", "p4"] }));
+        const r = await rerank(p, { query: "x", results: RESULTS }, client, {
+          "x-forwarded-for": `203.0.113.${i}, 198.51.100.${i}`,
+          "x-real-ip": `192.0.2.${i}`,
+        });
+        statuses.push(r.status);
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      // Invalid requests count too; without any header the same peer is the same client.
+      const limited = await rerank(p, { query: "x" }, client);
+      assert.equal(limited.status, 429);
+      assert.equal(limited.body.code, "rate_limited");
+      const retry = Number(limited.headers.get("retry-after"));
+      assert.ok(retry >= 1 && retry <= 3600, `Retry-After ${retry}`);
+      assert.deepEqual(limited.body.details, {
+        scope: "client",
+        limit: 3,
+        window_seconds: 3600,
+        retry_after: retry,
+      });
+      assert.match(limited.body.error, /3 requests per client per 3600 s/);
+      // The budget is the peer's, whatever the headers said.
+      const rows = await p.db.query<{ key: string; hits: number }>(
+        `select key, hits from public.rate_limit_windows where scope = 'ai-rerank:client' and key = $1`,
+        [client],
+      );
+      assert.deepEqual(rows.rows.map((r) => ({ ...r })), [{ key: client, hits: 5 }]);
+      // Another client has its own budget, even when it claims to be the limited one.
       s.reply(tool({ ranked_ids: ["p1", "p2", "p3", "p4"] }));
-      statuses.push((await rerank(p, { query: "x", results: RESULTS }, client)).status);
+      const other = await rerank(p, { query: "x", results: RESULTS }, nextIp(), {
+        "x-forwarded-for": client,
+        "x-real-ip": client,
+      });
+      assert.equal(other.status, 200);
+      assert.equal(s.captures.requests().length, 4, "three calls of the limited client, one of the other");
+    });
+  },
+);
+
+platformTest("global: a budget of model calls caps many distinct clients together", async (p) => {
+  const s = llm(p);
+  await p.db.query(`delete from public.rate_limit_windows where scope = 'ai-rerank:global'`);
+  await withEnv(p, { RERANK_GLOBAL_LIMIT: "2", RERANK_GLOBAL_WINDOW_SECONDS: "3600" }, async () => {
+    // A request that never reaches the model spends no model call.
+    assert.equal((await rerank(p, { query: "x" })).status, 400);
+    const statuses: number[] = [];
+    const answers = [];
+    for (let i = 0; i < 5; i++) {
+      s.reply(tool({ ranked_ids: ["p1", "p2", "p3", "p4"] }));
+      const r = await rerank(p, { query: "x", results: RESULTS });
+      statuses.push(r.status);
+      answers.push(r);
     }
-    // Invalid requests count too.
-    assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
-    assert.equal(statuses[3], 429);
-    const limited = await rerank(p, { query: "x" }, client);
-    assert.equal(limited.status, 429);
+    assert.deepEqual(statuses, [200, 200, 429, 429, 429]);
+    const limited = answers[2];
     assert.equal(limited.body.code, "rate_limited");
     const retry = Number(limited.headers.get("retry-after"));
     assert.ok(retry >= 1 && retry <= 3600, `Retry-After ${retry}`);
-    assert.equal(limited.body.details.retry_after, retry);
-    assert.equal(limited.body.details.limit, 3);
-    // Another client has its own budget; a forged left-most X-Forwarded-For entry changes nothing.
-    s.reset();
-    s.reply(tool({ ranked_ids: ["p1", "p2", "p3", "p4"] }));
-    assert.equal((await rerank(p, { query: "x", results: RESULTS })).status, 200);
-    const forged = await fetch(`${p.url}/functions/v1/ai-rerank`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-forwarded-for": `10.9.9.9, ${client}` },
-      body: JSON.stringify({ query: "x", results: RESULTS }),
+    assert.deepEqual(limited.body.details, {
+      scope: "global",
+      limit: 2,
+      window_seconds: 3600,
+      retry_after: retry,
     });
-    await forged.body?.cancel();
-    assert.equal(forged.status, 429);
-  } finally {
-    for (const k of ["RERANK_RATE_LIMIT", "RERANK_RATE_WINDOW_SECONDS"]) {
-      if (saved[k] === undefined) delete p.env[k];
-      else p.env[k] = saved[k];
-    }
-  }
+    assert.match(limited.body.error, /2 model calls for all clients per 3600 s/);
+    assert.equal(s.captures.requests().length, 2, "the model was called twice");
+  });
 });

@@ -13,13 +13,17 @@ import { z } from "@hono/zod-openapi";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "@shared/errors.ts";
 import { safeFetch, UnsafeUrlError } from "@shared/net/safe_fetch.ts";
+import { signatureHeader } from "@shared/webhook_signature.ts";
 
 export const BatchRequest = z.object({
-  documents: z.array(z.object({
-    documentId: z.uuid(),
-    extractionType: z.enum(["markdown", "tables", "images", "all"]).default("all"),
-    priority: z.enum(["low", "normal", "high"]).default("normal"),
-  })).min(1).max(100),
+  documents: z.array(
+    z.object({
+      documentId: z.uuid(),
+      extractionType: z.enum(["markdown", "tables", "images", "all"]).default("all"),
+      priority: z.enum(["low", "normal", "high"]).default("normal"),
+    }).strict(),
+  ).min(1).max(100),
+  /** Checked by the route: the caller must be an owner, admin or member of it (outsiders 404). */
   workspaceId: z.uuid().optional(),
   options: z.object({
     includeImages: z.boolean().default(true),
@@ -30,7 +34,7 @@ export const BatchRequest = z.object({
     maxConcurrent: z.number().int().min(1).max(10).default(3),
     notifyOnComplete: z.boolean().default(false),
     webhookUrl: z.url({ protocol: /^https?$/ }).optional(),
-  }).default({
+  }).strict().default({
     includeImages: true,
     includeMetadata: true,
     chunkSize: 512,
@@ -39,7 +43,7 @@ export const BatchRequest = z.object({
     maxConcurrent: 3,
     notifyOnComplete: false,
   }),
-});
+}).strict();
 export type BatchRequest = z.infer<typeof BatchRequest>;
 
 /** The planning figure behind estimatedCompletionTime: one document per worker per minute. */
@@ -229,29 +233,15 @@ export async function runBatch(deps: RunDeps, batchId: string): Promise<void> {
   }
 }
 
-/** HMAC-SHA256 over `${timestamp}.${body}`, hex: the x-batch-signature header's v1. */
-export async function signWebhook(secret: string, timestamp: number, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${body}`));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Sends the signed webhook to a public address; answers what happened, for webhook_status. */
 export async function sendWebhook(url: string, body: string, secret: string | undefined): Promise<string> {
   if (!secret) return "not_sent: PDF_BATCH_WEBHOOK_SECRET is not configured";
-  const t = Math.floor(Date.now() / 1000);
   try {
     const res = await safeFetch(url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        "x-batch-signature": `t=${t},v1=${await signWebhook(secret, t, body)}`,
+        "x-batch-signature": await signatureHeader(secret, body),
       },
       body,
     });
