@@ -235,6 +235,7 @@ platformTest("prices live in one table, readable by users, billed only by the se
     document_processing: 2,
     image_analysis: 1,
     rag_text_search: 0.5,
+    scraping_llm: 1,
     visual_search: 1,
   });
   assert.deepEqual(prices.map((r) => r.cost_key).sort(), [...COST_KEYS].sort());

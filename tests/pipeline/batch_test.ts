@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { createUser, platformTest } from "../helpers/platform.ts";
+import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { grant } from "../ai/helpers.ts";
 import { makePdf } from "../ai/pdf_fixture.ts";
 import { type Json, llm, q } from "./helpers.ts";
@@ -169,4 +169,65 @@ platformTest("batch limits, ownership and private webhook addresses are refused"
       .length,
     0,
   );
+});
+
+platformTest("a workspaceId the caller is not a member of is refused and nothing is written", async (p) => {
+  const u = await createUser(p, "batch-ws");
+  await grant(p, u.id, 10);
+  const [doc] = await uploadDocs(p, u.accessToken, 1);
+  const outsider = await createUser(p, "batch-ws-outsider");
+  const viewer = await createUser(p, "batch-ws-viewer");
+  await grant(p, viewer.id, 10);
+  const theirs = await createWorkspace(p, outsider.id, { [viewer.id]: "viewer" }, "Not yours");
+  const mine = await createWorkspace(p, u.id, {}, "Mine");
+  const post = (body: unknown) => batch(p, u.accessToken, "POST", "", body);
+
+  // Someone else's workspace: 404 like every other function, no batch stored.
+  const refused = await post({ documents: [{ documentId: doc }], workspaceId: theirs });
+  assert.equal(refused.status, 404, JSON.stringify(refused.body));
+  assert.equal(refused.body.error, "Workspace not found");
+  const nowhere = await post({ documents: [{ documentId: doc }], workspaceId: crypto.randomUUID() });
+  assert.equal(nowhere.status, 404);
+  assert.equal((await q(p, `select 1 from public.pdf_batches where user_id = $1`, [u.id])).length, 0);
+  assert.equal((await q(p, `select 1 from public.pdf_batches where workspace_id = $1`, [theirs])).length, 0);
+
+  // A viewer may read the workspace but not process documents for it.
+  const [viewerDoc] = await uploadDocs(p, viewer.accessToken, 1);
+  const asViewer = await batch(p, viewer.accessToken, "POST", "", {
+    documents: [{ documentId: viewerDoc }],
+    workspaceId: theirs,
+  });
+  assert.equal(asViewer.status, 403, JSON.stringify(asViewer.body));
+  assert.equal((await q(p, `select 1 from public.pdf_batches where workspace_id = $1`, [theirs])).length, 0);
+
+  // The caller's own workspace is stored.
+  llm(p).reset();
+  llm(p).reply(NOTHING_FOUND);
+  const ok = await post({ documents: [{ documentId: doc }], workspaceId: mine });
+  assert.equal(ok.status, 202, JSON.stringify(ok.body));
+  const rows = await q(p, `select workspace_id from public.pdf_batches where id = $1`, [
+    ok.body.data.batchId,
+  ]);
+  assert.equal(rows[0].workspace_id, mine);
+  await batch(p, u.accessToken, "GET", `?batchId=${ok.body.data.batchId}&wait=true`);
+});
+
+platformTest("pdf-batch-process refuses unknown body keys, naming them", async (p) => {
+  const u = await createUser(p, "batch-keys");
+  const doc = crypto.randomUUID();
+  const cases: [unknown, string][] = [
+    [{ documents: [{ documentId: doc }], workspace_id: crypto.randomUUID() }, 'unknown field "workspace_id"'],
+    [{ documents: [{ documentId: doc, extraction: "all" }] }, 'unknown field "documents.0.extraction"'],
+    [
+      { documents: [{ documentId: doc }], options: { chunk_size: 512 } },
+      'unknown field "options.chunk_size"',
+    ],
+  ];
+  for (const [body, message] of cases) {
+    const res = await batch(p, u.accessToken, "POST", "", body);
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.code, "validation_failed");
+    assert.equal(res.body.error, `Invalid request body: ${message}`);
+  }
+  assert.equal((await q(p, `select 1 from public.pdf_batches where user_id = $1`, [u.id])).length, 0);
 });

@@ -11,6 +11,7 @@ import { runSession } from "@shared/scraping/runner.ts";
 import { runnerDeps } from "@shared/scraping/pages.ts";
 import { runWithEnv } from "@shared/env.ts";
 import { createClient } from "@supabase/supabase-js";
+import { grant } from "../helpers/team.ts";
 import { call, createSession, flakyProducts, gateway, type Json, q, siteFor } from "./helpers.ts";
 
 const llmAnswer = (name: string, price: string) =>
@@ -27,6 +28,7 @@ platformTest(
   async (p) => {
     const site = await siteFor(p);
     const owner = await createUser(p, "scrape-owner");
+    await grant(p, owner.id, 10); // the model pages cost 1 credit each (billing_test.ts)
     const ws = await createWorkspace(p, owner.id);
 
     const map = await call(p, "parse-sitemap", owner.accessToken, { url: `${site.origin}/sitemap.xml` });
@@ -290,6 +292,7 @@ platformTest(
   async (p) => {
     const site = await siteFor(p);
     const owner = await createUser(p, "scrape-flaky");
+    await grant(p, owner.id, 10);
     const ws = await createWorkspace(p, owner.id);
     const session = await createSession(owner, ws, [
       `${site.origin}/tiles/5`,
@@ -558,6 +561,7 @@ platformTest(
 platformTest("batch updates, field templates, suggest-fields and the process action", async (p) => {
   const site = await siteFor(p);
   const owner = await createUser(p, "scrape-misc");
+  await grant(p, owner.id, 10);
   const ws = await createWorkspace(p, owner.id);
   const a = await createSession(owner, ws, [`${site.origin}/brick/1`]);
   const b = await createSession(owner, ws, [`${site.origin}/brick/2`]);

@@ -267,7 +267,7 @@ platformTest("auto_fix rewrites while the score improves, bounded by max_fix_ite
 });
 
 platformTest(
-  "a failing stage ends failed, with nothing half-written and every credit refunded",
+  "a failing stage ends failed, with nothing half-written and its undelivered stages refunded",
   async (p) => {
     const { anthropic, dataforseo } = standIns(p);
     const user = await createUser(p, "seo-fail");
@@ -301,7 +301,8 @@ platformTest(
     }
     assert.ok(a2.plan, "the finished plan stays readable");
     assert.ok(a2.progress_percentage < 100);
-    assert.equal(await balance(p, user.id), 30);
+    // Research and plan were delivered (readable checkpoints): they stay charged; write is refunded.
+    assert.equal(await balance(p, user.id), 30 - 2 - 1);
     const retry = anthropic.captures.requests().at(-1)!.body as Json;
     assert.equal(retry.messages.at(-1).content[0].type, "tool_result", "the second ask names the problems");
 
@@ -312,12 +313,13 @@ platformTest(
     assert.equal(r3.status, 502);
     assert.equal(r3.body.code, "llm_error");
     assert.equal((await row(p, r3.body.details.article_id)).error_stage, "plan");
-    assert.equal(await balance(p, user.id), 30);
+    assert.equal(await balance(p, user.id), 30 - 3 - 2, "r3's research was delivered");
     const ledger = await seoLedger(p, user.id);
     const debits = ledger.filter((l) => l.kind === "debit").reduce((n, l) => n + l.amount, 0);
     const refunds = ledger.filter((l) => l.kind === "refund").reduce((n, l) => n + l.amount, 0);
-    assert.ok(debits < 0);
-    assert.equal(debits + refunds, 0);
+    // Refunded: r1's research, r2's write, r3's plan; kept: r2's research and plan, r3's research.
+    assert.equal(debits, -(2) - (2 + 1 + 3) - (2 + 1));
+    assert.equal(refunds, 2 + 3 + 1);
 
     // A failed row is final: the guard refuses to move it.
     await assert.rejects(
@@ -534,3 +536,57 @@ platformTest("credits running out mid-run: fixing stops, the article still compl
   assert.equal(a.analysis.fix_stopped, "insufficient_credits");
   assert.equal(await balance(p, user.id), 0);
 });
+
+platformTest(
+  "a run failing after Write refunds only the undelivered stages; the draft stays readable; a run failing before any delivery is refunded in full",
+  async (p) => {
+    const { anthropic, dataforseo } = standIns(p);
+    const user = await createUser(p, "seo-delivered");
+    await grant(p, user.id, 30);
+
+    // Research, plan and write finish (checkpoints written); the model then fails at Analyze.
+    scriptPipeline(anthropic, KW, {
+      before: (stage) => {
+        if (stage === "write") anthropic.failNext(500, { times: 2 });
+      },
+    });
+    const failed = await post(p, "seo-pipeline", user.accessToken, pipelineBody());
+    assert.equal(failed.status, 502, JSON.stringify(failed.body));
+    assert.equal(failed.body.code, "llm_error");
+    const id = failed.body.details.article_id;
+
+    // As the author reads it through /rest/v1: failed at analyze, the draft there to read.
+    const { data: seen, error } = await user.client.from("seo_articles")
+      .select("status, error_stage, research, plan, draft, analysis, content_markdown").eq("id", id).single();
+    assert.equal(error, null);
+    assert.equal(seen!.status, "failed");
+    assert.equal(seen!.error_stage, "analyze");
+    assert.ok(seen!.research && seen!.plan, "research and plan readable");
+    assert.equal(seen!.draft.title, articleInput(KW).title, "the delivered draft stays readable");
+    assert.equal(seen!.analysis, null);
+    assert.equal(seen!.content_markdown, null, "no article fields: Finalize never ran");
+
+    // Research 2 + plan 1 + write 3 stay charged; analyze (1) is refunded, nothing else.
+    const ledger = (await seoLedger(p, user.id)).map((l) => `${l.kind}:${l.action}:${l.amount}`);
+    assert.deepEqual(ledger, [
+      "debit:seo_research:-2",
+      "debit:seo_plan:-1",
+      "debit:seo_write:-3",
+      "debit:seo_analyze:-1",
+      "refund:seo pipeline failed: llm_error:1",
+    ]);
+    assert.equal(await balance(p, user.id), 30 - 6);
+
+    // Nothing delivered (research fails): every credit comes back.
+    anthropic.reset();
+    dataforseo.failTaskNext(40501, "Invalid Field: 'keyword'.");
+    const early = await post(p, "seo-pipeline", user.accessToken, pipelineBody());
+    assert.equal(early.status, 502, JSON.stringify(early.body));
+    const a = await row(p, early.body.details.article_id);
+    assert.equal(a.error_stage, "research");
+    assert.equal(a.research, null);
+    assert.equal(await balance(p, user.id), 30 - 6, "the research debit was refunded");
+    const last = (await seoLedger(p, user.id)).slice(-2).map((l) => `${l.kind}:${l.amount}`);
+    assert.deepEqual(last, ["debit:-2", "refund:2"]);
+  },
+);

@@ -43,13 +43,17 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
 
-/** Keys of public.gateway_action_costs (20260102000400_gateway_billing.sql). */
+/**
+ * Keys of public.gateway_action_costs (20260102000400_gateway_billing.sql; scraping_llm:
+ * 20260220002100_scraping_billing.sql, billed by scraping/billing.ts).
+ */
 export const COST_KEYS = [
   "rag_text_search",
   "visual_search",
   "image_analysis",
   "clip_embedding",
   "document_processing",
+  "scraping_llm",
   "default",
 ] as const;
 export type CostKey = (typeof COST_KEYS)[number];

@@ -3,16 +3,20 @@
  * anything but the public internet. Stages: parse the URL (http/https, no credentials) -> check
  * the host (names like localhost and metadata.google.internal are refused outright) -> resolve
  * it (A and AAAA) and refuse it if any address is loopback, private, link-local (which holds the
- * cloud metadata address 169.254.169.254), CGNAT, unspecified, multicast, reserved, or an IPv6
- * ULA / mapped / NAT64 form of those -> send with redirect "manual" -> follow a redirect only
- * after checking its target the same way (at most 3 hops) -> read the body up to a byte cap,
- * all within one deadline.
+ * cloud metadata address 169.254.169.254), CGNAT, unspecified, multicast, reserved, an IPv6
+ * unique-local / site-local / link-local address, or any IPv6 form that embeds a refused IPv4
+ * address (mapped, translated, compatible, NAT64, 6to4, Teredo: net/address.ts) -> send with
+ * redirect "manual" -> follow a redirect only after checking its target the same way (at most 3
+ * hops) -> read the body up to a byte cap, all within one deadline.
  *
  * Known limit: the address is checked before fetch resolves the name again, so a DNS server
  * answering differently within the TTL (rebinding) is not caught; Deno's fetch cannot be pinned
  * to an address without losing TLS name checks.
  */
 import { readStreamBytesCapped } from "../input-limits.ts";
+import { blockedAddress, isIpLiteral } from "./address.ts";
+
+export { blockedAddress };
 
 export class UnsafeUrlError extends Error {
   constructor(message: string) {
@@ -55,72 +59,6 @@ export interface SafeResponse {
 
 const BLOCKED_NAMES = /(^|\.)(localhost|localdomain|internal|local)$|^metadata(\.google\.internal)?$/i;
 
-function v4Octets(s: string): number[] | null {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (!m) return null;
-  const o = m.slice(1).map(Number);
-  return o.every((x) => x <= 255) ? o : null;
-}
-
-function blockedV4([a, b, c]: number[]): string | null {
-  if (a === 0) return "an unspecified address";
-  if (a === 127) return "a loopback address";
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return "a private address";
-  if (a === 169 && b === 254) return "a link-local (metadata) address";
-  if (a === 100 && b >= 64 && b <= 127) return "a carrier-grade NAT address";
-  if (a === 192 && b === 0 && c === 0) return "an IETF protocol address";
-  if (a === 198 && (b === 18 || b === 19)) return "a benchmarking address";
-  if (a >= 224) return "a multicast or reserved address";
-  return null;
-}
-
-/** The eight 16-bit groups of an IPv6 address, or null. */
-function v6Groups(s: string): number[] | null {
-  let str = s.toLowerCase().split("%")[0];
-  const tail = /(\d{1,3}(\.\d{1,3}){3})$/.exec(str);
-  if (tail) {
-    const o = v4Octets(tail[1]);
-    if (!o) return null;
-    str = str.slice(0, -tail[1].length) +
-      `${((o[0] << 8) | o[1]).toString(16)}:${((o[2] << 8) | o[3]).toString(16)}`;
-  }
-  const halves = str.split("::");
-  if (halves.length > 2) return null;
-  const parse = (
-    h: string,
-  ) => (h === "" ? [] : h.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
-  const head = parse(halves[0]);
-  const rest = halves.length === 2 ? parse(halves[1]) : [];
-  const missing = 8 - head.length - rest.length;
-  if (halves.length === 1 ? head.length !== 8 : missing < 1) return null;
-  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill(0), ...rest];
-  return groups.some(Number.isNaN) ? null : groups;
-}
-
-function blockedV6(g: number[]): string | null {
-  const embedded = [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255];
-  if (g.every((x) => x === 0)) return "an unspecified address";
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return "a loopback address";
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    return blockedV4(embedded) ?? null; // IPv4-mapped / -compatible
-  }
-  if (g[0] === 0x64 && g[1] === 0xff9b) return blockedV4(embedded); // NAT64
-  if ((g[0] & 0xfe00) === 0xfc00) return "a unique-local (private) address";
-  if ((g[0] & 0xffc0) === 0xfe80) return "a link-local address";
-  if ((g[0] & 0xff00) === 0xff00) return "a multicast address";
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return "a documentation address";
-  return null;
-}
-
-/** Why an address is not on the public internet, or null when it is. */
-export function blockedAddress(ip: string): string | null {
-  const v4 = v4Octets(ip);
-  if (v4) return blockedV4(v4);
-  const v6 = v6Groups(ip.replace(/^\[|\]$/g, ""));
-  if (v6) return blockedV6(v6);
-  return "not an IP address";
-}
-
 async function defaultResolve(host: string): Promise<string[]> {
   const out: string[] = [];
   for (const type of ["A", "AAAA"] as const) {
@@ -153,7 +91,7 @@ export async function checkUrl(raw: string, resolve = defaultResolve): Promise<U
   if (url.username || url.password) throw new UnsafeUrlError("URLs with credentials are not allowed");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (BLOCKED_NAMES.test(host)) throw new UnsafeUrlError(`Refused host ${host}: not a public address`);
-  const literal = v4Octets(host) || v6Groups(host);
+  const literal = isIpLiteral(host);
   const addresses = literal ? [host] : await resolve(host).catch((err) => {
     throw new UnsafeUrlError(`Could not resolve ${host}: ${err instanceof Error ? err.message : err}`);
   });

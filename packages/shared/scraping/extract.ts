@@ -7,7 +7,9 @@
  * once with the problem; a second malformed answer fails the page (`llm_invalid_output`).
  *
  * The model: Anthropic's Messages API through the official SDK (agent/llm.ts anthropicFromEnv:
- * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), model SCRAPER_MODEL.
+ * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), model SCRAPER_MODEL. Every model extraction is billed
+ * through the caller's `bill` (billing.ts: 1 credit, refunded when it fails); structured data is
+ * free.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { parse as parseHtml } from "node-html-parser";
@@ -193,18 +195,25 @@ export async function extractWithLlm(
   );
 }
 
-/** Structured data first, then the model when that finds nothing (and a model is configured). */
+/** Wraps one model call in its billing (scraping/billing.ts: debit first, refund on failure). */
+export type ModelBilling = <T>(call: () => Promise<T>) => Promise<T>;
+
+/**
+ * Structured data first (free), then the model when that finds nothing (and a model is
+ * configured), through `bill`.
+ */
 export async function extractPage(
   html: string,
   pageUrl: string,
   opts: ExtractOptions,
   deps: LlmDeps | null,
+  bill: ModelBilling,
 ): Promise<PageExtraction> {
   const structured = extractStructuredProducts(html, pageUrl);
   if (structured.length > 0) {
     return { method: structured[0].source, materials: structured.map((p) => fromStructured(p, pageUrl)) };
   }
   if (!deps) return { method: "none", materials: [] };
-  const materials = await extractWithLlm(html, pageUrl, opts, deps);
+  const materials = await bill(() => extractWithLlm(html, pageUrl, opts, deps));
   return { method: "llm", materials };
 }

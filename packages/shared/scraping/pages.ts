@@ -9,6 +9,10 @@
  *   each), links: {total, sameHost: string[] (first 100)}, textSample (first 1000 characters)}.
  * suggest-fields answer: {success, url, fields: [{name, type, description, example?, source:
  *   structured|llm}], llmUsed}.
+ *
+ * Model calls are billed to `deps.payer` (billing.ts: 1 credit each, debited before the call, a
+ * short balance is 402 with no model call, refunded when the model fails): suggest-fields' one
+ * answer, scrape-single-page's extraction of a page without structured data.
  */
 import { z } from "@hono/zod-openapi";
 import type { SupabaseClient } from "@supabase/supabase-js";
@@ -19,15 +23,21 @@ import { scraperConfig, scrapingLlm } from "./config.ts";
 import { type ExtractOptions, pageText, schemaValidator } from "./extract.ts";
 import { fetchProblem, politeFetch } from "./fetcher.ts";
 import { createProducts, type PageOutcome, type RunnerDeps, scrapePage } from "./runner.ts";
+import { billedModelCall, type Payer } from "./billing.ts";
 import { extractStructuredProducts, type StructuredProduct } from "./structured.ts";
 
-/** Runner dependencies from a variable reader (env() in functions, the backend's secrets there). */
+/**
+ * Runner dependencies from a variable reader (env() in functions, the backend's secrets there).
+ * `payer`: who pays for model calls (billing.ts), the signed-in caller; null where no model is
+ * called (preview, sitemap) or where the session's recorded payer takes over (runners).
+ */
 export function runnerDeps(
   service: SupabaseClient,
   get: (n: string) => string | undefined = env,
+  payer: Payer | null = null,
 ): RunnerDeps {
   const cfg = scraperConfig(get);
-  return { service, cfg, llm: scrapingLlm(get, cfg.model) };
+  return { service, cfg, llm: scrapingLlm(get, cfg.model), payer };
 }
 
 async function fetchHtml(url: string, deps: RunnerDeps) {
@@ -104,8 +114,16 @@ const STRUCTURED_FIELDS: [keyof StructuredProduct, string, z.infer<typeof FieldT
   ["gtin", "Global trade item number", "string"],
 ];
 
-/** Fields structured data shows, then what the model proposes for `context` (one corrective retry). */
-export async function suggestFields(url: string, context: string | undefined, deps: RunnerDeps) {
+/**
+ * Fields structured data shows, then what the model proposes for `context` (one corrective retry),
+ * billed to `deps.payer` as one call; `referenceId` (the request id) goes on the usage log.
+ */
+export async function suggestFields(
+  url: string,
+  context: string | undefined,
+  deps: RunnerDeps,
+  referenceId: string | null = null,
+) {
   const res = await fetchHtml(url, deps);
   const products = extractStructuredProducts(res.body, res.url);
   const fields: z.infer<typeof SuggestedField>[] = [];
@@ -117,22 +135,40 @@ export async function suggestFields(url: string, context: string | undefined, de
       }
     }
   }
-  if (!deps.llm) return { success: true as const, url, fields, llmUsed: false };
-  const client = deps.llm.client();
+  const llm = deps.llm;
+  if (!llm) return { success: true as const, url, fields, llmUsed: false };
+  return await billedModelCall(
+    deps.service,
+    deps.payer,
+    "suggest_fields",
+    referenceId,
+    () => proposeFields(llm, res.url, pageText(res.body), context, fields),
+  ).then((all) => ({ success: true as const, url, fields: all, llmUsed: true }));
+}
+
+/** The model's proposals after `fields` (names already there are kept once); throws on failure. */
+async function proposeFields(
+  llm: NonNullable<RunnerDeps["llm"]>,
+  pageUrl: string,
+  text: string,
+  context: string | undefined,
+  fields: z.infer<typeof SuggestedField>[],
+): Promise<z.infer<typeof SuggestedField>[]> {
+  const client = llm.client();
   const messages: { role: "user" | "assistant"; content: string }[] = [{
     role: "user",
     content:
       `Propose the fields worth extracting from product pages like this one for a building-materials catalog` +
       `${context ? ` (context: ${context.slice(0, 2000)})` : ""}. Answer with only {"fields": [{"name": ` +
       `snake_case, "type": "string"|"number"|"boolean"|"array", "description", "example"}]}.\n\n` +
-      `Page URL: ${res.url}\n\n${pageText(res.body).slice(0, 15_000)}`,
+      `Page URL: ${pageUrl}\n\n${text.slice(0, 15_000)}`,
   }];
   let problem = "";
   for (let attempt = 1; attempt <= 2; attempt++) {
     let text: string;
     try {
       const answer = await client.messages.create({
-        model: deps.llm.model,
+        model: llm.model,
         max_tokens: 2048,
         system: "You design extraction schemas for product web pages. Answer with one JSON object only.",
         messages,
@@ -145,10 +181,11 @@ export async function suggestFields(url: string, context: string | undefined, de
       const start = text.indexOf("{");
       const parsed = Suggestions.safeParse(JSON.parse(text.slice(start, text.lastIndexOf("}") + 1)));
       if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? "does not match");
+      const out = [...fields];
       for (const f of parsed.data.fields) {
-        if (!fields.some((x) => x.name === f.name)) fields.push({ ...f, source: "llm" });
+        if (!out.some((x) => x.name === f.name)) out.push({ ...f, source: "llm" });
       }
-      return { success: true as const, url, fields, llmUsed: true };
+      return out;
     } catch (err) {
       problem = (err as Error).message;
       messages.push(
@@ -171,7 +208,9 @@ export async function suggestFields(url: string, context: string | undefined, de
  * scrape-single-page: processes one page of a session now, whatever the session's state (a page a
  * runner is processing is a 409). The page is claimed atomically under a one-off worker id, so a
  * runner cannot take it meanwhile; the outcome is stored like a runner's (page, materials,
- * counters in one transaction) and products are created with the same retries.
+ * counters in one transaction) and products are created with the same retries. When the page
+ * needs the model and `deps.payer` cannot pay, the claim is released (the page keeps its status)
+ * and the 402 is thrown: nothing is stored.
  */
 export async function scrapeSinglePage(
   deps: RunnerDeps,
@@ -180,13 +219,30 @@ export async function scrapeSinglePage(
 ): Promise<PageOutcome> {
   schemaValidator(options.schema);
   const worker = `single-${crypto.randomUUID()}`;
+  const before = await deps.service.from("scraping_pages").select("status").eq("id", page.id).maybeSingle();
+  if (before.error) {
+    throw new DomainError("internal", "db_error", `Reading the page: ${before.error.message}`);
+  }
+  const previous = (before.data?.status as string | undefined) ?? "pending";
+  // Compare-and-set on the status read: a runner claiming the page meanwhile makes this a 409.
   const { data, error } = await deps.service.from("scraping_pages")
     .update({ status: "processing", claimed_by: worker, claimed_at: new Date().toISOString() })
-    .eq("id", page.id).neq("status", "processing").select("id");
+    .eq("id", page.id).eq("status", previous).neq("status", "processing").select("id");
   if (error) throw new DomainError("internal", "db_error", `Claiming the page: ${error.message}`);
   if (!data?.length) throw new DomainError("conflict", "page_busy", "The page is being processed right now");
   const t0 = performance.now();
-  const out = await scrapePage(deps, page.url, options);
+  let out: Awaited<ReturnType<typeof scrapePage>>;
+  try {
+    out = await scrapePage(deps, page, options);
+  } catch (err) {
+    const released = await deps.service.from("scraping_pages")
+      .update({ status: previous, claimed_by: null, claimed_at: null })
+      .eq("id", page.id).eq("claimed_by", worker);
+    if (released.error) {
+      console.error(`scraping: releasing page ${page.id} failed: ${released.error.message}`);
+    }
+    throw err;
+  }
   const processingTimeMs = Math.round(performance.now() - t0);
   const stored = await deps.service.rpc("scraping_complete_page", {
     p_page: page.id,

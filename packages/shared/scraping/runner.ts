@@ -14,11 +14,17 @@
  * workspace's product of the same sku instead of a duplicate). A failed creation is retried up to
  * 3 times with exponential backoff (SCRAPER_PRODUCT_RETRY_BASE_MS, doubled each retry); after
  * that the material is marked failed with the error, and the session goes on.
+ *
+ * A page that needs the model is billed to the session's payer (billing.ts: the user who last
+ * started, resumed or retried it), 1 credit, refunded when the model fails. When the payer's
+ * balance runs out, such pages fail with the 402's message and the run goes on (structured pages
+ * cost nothing); after a top-up, `retry` puts the failed pages back.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
 import type { ScraperConfig } from "./config.ts";
 import { type ExtractOptions, extractPage, type LlmDeps, type Material } from "./extract.ts";
+import { billedModelCall, type Payer, sessionPayer } from "./billing.ts";
 import { politeFetch, RobotsDisallowedError, UnsafeUrlError } from "./fetcher.ts";
 
 export const PAGE_BATCH_SIZE = 3;
@@ -31,6 +37,11 @@ export interface RunnerDeps {
   cfg: ScraperConfig;
   /** null: no language model configured (pages without structured data yield nothing). */
   llm: LlmDeps | null;
+  /**
+   * Who pays for the model calls (billing.ts). The entry points set the signed-in caller; a
+   * session's runner replaces it with the session's recorded payer; null: no model is called.
+   */
+  payer: Payer | null;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -72,17 +83,22 @@ export function storable(m: Material): Material {
   return { ...rest, data: { ...m.data, price_raw: price } };
 }
 
-/** Fetches and extracts one page; never throws for the page's own problems (they are the outcome). */
+/**
+ * Fetches and extracts one page; never throws for the page's own problems (they are the outcome),
+ * except a payer's short balance (DomainError insufficient_credits), which the caller decides on.
+ */
 export async function scrapePage(
   d: RunnerDeps,
-  url: string,
+  page: { id: string; url: string },
   options: ExtractOptions,
 ): Promise<
   { ok: boolean; httpStatus: number | null; method: string; materials: Material[]; error: string | null }
 > {
   let httpStatus: number | null = null;
+  const bill = <T>(call: () => Promise<T>) =>
+    billedModelCall(d.service, d.payer, "scraping_page_extraction", page.id, call);
   try {
-    const res = await politeFetch(url, d.cfg, { timeoutMs: options.timeout });
+    const res = await politeFetch(page.url, d.cfg, { timeoutMs: options.timeout });
     httpStatus = res.status;
     if (res.status < 200 || res.status >= 300) {
       return { ok: false, httpStatus, method: "none", materials: [], error: `HTTP ${res.status}` };
@@ -91,11 +107,12 @@ export async function scrapePage(
     if (type && !/html|xml/i.test(type)) {
       return { ok: false, httpStatus, method: "none", materials: [], error: `not an HTML page (${type})` };
     }
-    const out = await extractPage(res.body, res.url, options, d.llm);
+    const out = await extractPage(res.body, res.url, options, d.llm, bill);
     return { ok: true, httpStatus, method: out.method, materials: out.materials.map(storable), error: null };
   } catch (err) {
     const known = err instanceof RobotsDisallowedError || err instanceof UnsafeUrlError ||
-      (err instanceof DomainError && err.kind !== "internal") || err instanceof TypeError;
+      (err instanceof DomainError && err.kind !== "internal" && err.kind !== "insufficient_credits") ||
+      err instanceof TypeError;
     if (!known) throw err;
     return { ok: false, httpStatus, method: "none", materials: [], error: (err as Error).message };
   }
@@ -144,7 +161,11 @@ export async function processPage(
   options: ExtractOptions,
 ): Promise<PageOutcome> {
   const t0 = performance.now();
-  const out = await scrapePage(d, page.url, options);
+  const out = await scrapePage(d, page, options).catch((err) => {
+    // The payer ran out of credits: this page fails, the run goes on (structured pages are free).
+    if (!(err instanceof DomainError && err.kind === "insufficient_credits")) throw err;
+    return { ok: false, httpStatus: null, method: "none", materials: [], error: err.message };
+  });
   const processingTimeMs = Math.round(performance.now() - t0);
   const ids = must(
     await d.service.rpc("scraping_complete_page", {
@@ -187,10 +208,12 @@ export async function runSession(
       p_stale_before: stale(),
     }),
     "Claiming the session",
-  ) as { options: ExtractOptions }[];
+  ) as { options: ExtractOptions; workspace_id: string }[];
   if (!claimed?.length) return "not_claimed";
   const options = claimed[0].options ?? {};
   try {
+    // The session's payer, whoever launched this runner (a route, the cron tick).
+    d = { ...d, payer: await sessionPayer(d.service, sessionId, claimed[0].workspace_id) };
     for (;;) {
       const pages = must(
         await d.service.rpc("scraping_claim_pages", {

@@ -12,6 +12,7 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
 import { type RunEnd, type RunnerDeps, runSession, STALE_AFTER_MS } from "./runner.ts";
 import { schemaValidator } from "./extract.ts";
+import { setSessionPayer } from "./billing.ts";
 
 export const SessionAction = z.enum(["start", "pause", "resume", "stop"]);
 export type SessionAction = z.infer<typeof SessionAction>;
@@ -101,7 +102,19 @@ export function launch(deps: RunnerDeps, sessionId: string): Promise<RunEnd> {
   return run;
 }
 
-/** Start, pause, resume or stop a session the caller may drive; start/resume launch the runner. */
+/**
+ * Launches the session's runner on behalf of `deps.payer` (the signed-in caller), who from now on
+ * pays for its model calls (billing.ts); the service role (no payer) leaves the recorded payer.
+ */
+export async function launchAs(deps: RunnerDeps, sessionId: string): Promise<void> {
+  if (deps.payer) await setSessionPayer(deps.service, sessionId, deps.payer.userId);
+  void launch(deps, sessionId); // in the background: awaiting it here would wait for the whole run
+}
+
+/**
+ * Start, pause, resume or stop a session the caller may drive; start/resume/retry launch the
+ * runner, billed to the caller (launchAs).
+ */
 export async function driveSession(
   service: SupabaseClient,
   deps: RunnerDeps,
@@ -110,7 +123,7 @@ export async function driveSession(
 ): Promise<SessionRow> {
   if (action === "start" || action === "retry") checkOptions(session.options);
   const after = await applyAction(service, session.id, action);
-  if (after.status === "running") launch(deps, session.id);
+  if (after.status === "running") await launchAs(deps, session.id);
   return after;
 }
 

@@ -15,9 +15,12 @@
  * HEARTBEAT_MS; a row whose heartbeat is older than STALE_MS is taken over by the sweeper
  * (sweepStale: pg_cron every minute, or on demand), which refunds what the dead worker debited
  * for the stage it did not finish and resumes from the last checkpoint; after MAX_ATTEMPTS
- * workers the row is failed instead. A failure anywhere refunds every credit the run took (the
- * caller gets no article) and then marks the row failed with the error; the article fields are
- * only ever written by Finalize, in the statement that completes the row.
+ * workers the row is failed instead. A failure refunds what the run did not deliver and then
+ * marks the row failed with the error: the debits of the stage that failed and of every later one.
+ * A stage whose checkpoint was written is delivered (its output is readable by the author through
+ * /rest/v1/seo_articles from that moment, and stays so on the failed row) and stays charged
+ * (issue 31: a run failing after Write refunded everything while the draft stayed readable). The
+ * article fields are only ever written by Finalize, in the statement that completes the row.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { type Charge, refund } from "../credits/ledger.ts";
@@ -168,9 +171,12 @@ class Worker {
   #lost = false;
   /** Debits of the stage in progress (cleared by its checkpoint). */
   #pending: Charge[] = [];
+  /** The first stage whose output is not persisted: it and every later one are undelivered. */
+  undelivered: Stage;
 
   constructor(readonly deps: PipelineDeps, readonly row: ArticleRow, readonly workerId: string) {
     this.billing = new SeoBilling(deps.db, row.user_id, row.id);
+    this.undelivered = resumeStage(row);
   }
 
   #args(extra: Record<string, unknown> = {}) {
@@ -221,6 +227,7 @@ class Worker {
       }),
     ));
     this.#pending = [];
+    this.undelivered = STAGES[STAGES.indexOf(stage) + 1];
   }
 
   progress(p: number): Promise<void> {
@@ -346,9 +353,14 @@ export type RunOutcome =
   | { status: "failed"; error: DomainError }
   | { status: "taken_over" };
 
+/** Selects the ledger stages at or after `from` (fix debits belong to analyze). */
+export const stagesFrom = (from: Stage) => (stage: string) =>
+  STAGES.indexOf(stage as Stage) >= STAGES.indexOf(from);
+
 /**
- * Runs (or resumes) a claimed row to the end. A failure refunds every credit of the run, then
- * marks the row failed; the outcome carries the error for a caller that waits.
+ * Runs (or resumes) a claimed row to the end. A failure refunds the credits of the stages not
+ * delivered (see the module doc), then marks the row failed; the outcome carries the error for a
+ * caller that waits.
  */
 export async function runArticle(deps: PipelineDeps, row: ArticleRow, workerId: string): Promise<RunOutcome> {
   const w = new Worker(deps, row, workerId);
@@ -368,7 +380,7 @@ export async function runArticle(deps: PipelineDeps, row: ArticleRow, workerId: 
       `The pipeline failed: ${(err as Error)?.message ?? err}`,
     );
     if (!(err instanceof DomainError)) console.error(`seo-pipeline: run ${row.id} failed`, err);
-    await w.billing.refundOutstanding(`seo pipeline failed: ${error.code}`);
+    await w.billing.refundOutstanding(`seo pipeline failed: ${error.code}`, stagesFrom(w.undelivered));
     await w.fail(`${error.code}: ${error.message}`);
     return { status: "failed", error };
   } finally {
@@ -387,7 +399,7 @@ export interface SweepResult {
  * Takes over running rows whose worker's heartbeat is older than `staleMs`: each is claimed
  * atomically (a live worker or a concurrent sweep keeps it), what the dead worker debited for
  * its unfinished stage is refunded, and the run resumes from its last checkpoint; a row that
- * already had MAX_ATTEMPTS workers is refunded in full and failed instead.
+ * already had MAX_ATTEMPTS workers is failed instead, refunded for its unfinished stages.
  */
 export async function sweepStale(
   deps: PipelineDeps,
@@ -412,8 +424,11 @@ export async function sweepStale(
     const row = claimed?.[0];
     if (!row) continue;
     const billing = new SeoBilling(deps.db, row.user_id, row.id);
+    // The dead worker's debits for the stages it did not finish (their checkpoints are missing);
+    // finished stages are delivered and stay charged.
+    const undelivered = stagesFrom(resumeStage(row));
     if (row.attempts > MAX_ATTEMPTS) {
-      await billing.refundOutstanding("seo pipeline abandoned");
+      await billing.refundOutstanding("seo pipeline abandoned", undelivered);
       await rpc<boolean>(deps.db, "seo_article_fail", {
         p_id: id,
         p_worker: workerId,
@@ -422,12 +437,7 @@ export async function sweepStale(
       out.failed.push(id);
       continue;
     }
-    // The dead worker's debit for the stage it did not finish (its checkpoint is missing).
-    const from = STAGES.indexOf(resumeStage(row));
-    await billing.refundOutstanding(
-      "seo stage interrupted (worker lost)",
-      (stage) => STAGES.indexOf(stage as Stage) >= from,
-    );
+    await billing.refundOutstanding("seo stage interrupted (worker lost)", undelivered);
     out.resumed.push(id);
     out.runs.push(runArticle(deps, row, workerId));
   }

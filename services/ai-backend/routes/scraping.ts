@@ -15,16 +15,19 @@
  *
  * The caller must be an owner, admin or member of the session's workspace to process or retry,
  * any member to read the status (a session the caller cannot see is 404). Scraper settings and the
- * model key come from the backend's secrets (SCRAPER_*, ANTHROPIC_*). No credit cost (the gateway
- * lists these actions without a price).
+ * model key come from the backend's secrets (SCRAPER_*, ANTHROPIC_*). The actions themselves cost
+ * nothing (the gateway lists them without a price); the runner's model calls are billed per page
+ * to the user who processes or retries the session (packages/shared/scraping/billing.ts: 1 credit
+ * per page that needs the model, refunded when the model fails).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { db, requireWorkspaceRole, serviceDb, WRITER_ROLES } from "@shared/auth/context.ts";
+import { caller, db, requireWorkspaceRole, serviceDb, WRITER_ROLES } from "@shared/auth/context.ts";
+import { payerOf } from "@shared/scraping/billing.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { runnerDeps } from "@shared/scraping/pages.ts";
 import {
   driveSession,
-  launch,
+  launchAs,
   sessionForCaller,
   SessionStatus,
   sessionStatus,
@@ -57,12 +60,12 @@ export function scrapingRoutes() {
       const session = await sessionForCaller(db(c), session_id);
       await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Processing a scraping session");
       const service = serviceDb(c);
-      const deps = runnerDeps(service, secrets(c));
+      const deps = runnerDeps(service, secrets(c), payerOf(caller(c), session.workspace_id));
       let status = session.status;
       if (session.status === "running") {
         const stale = !session.heartbeat_at ||
           Date.parse(session.heartbeat_at) < Date.now() - STALE_AFTER_MS || !session.worker_id;
-        if (stale) launch(deps, session_id);
+        if (stale) await launchAs(deps, session_id);
       } else {
         const action = session.status === "paused" ? "resume" : "start";
         status = (await driveSession(service, deps, session, action)).status;
@@ -89,7 +92,8 @@ export function scrapingRoutes() {
       const session = await sessionForCaller(db(c), session_id);
       await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Retrying a scraping session");
       const service = serviceDb(c);
-      const after = await driveSession(service, runnerDeps(service, secrets(c)), session, "retry");
+      const deps = runnerDeps(service, secrets(c), payerOf(caller(c), session.workspace_id));
+      const after = await driveSession(service, deps, session, "retry");
       return c.json(
         { session_id, status: after.status, message: "Failed pages are being processed again" },
         202,

@@ -8,7 +8,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { db, requireWorkspaceRole, serviceDb, userOnly, WRITER_ROLES } from "@shared/auth/context.ts";
+import { caller, db, requireWorkspaceRole, serviceDb, userOnly, WRITER_ROLES } from "@shared/auth/context.ts";
+import { payerOf } from "@shared/scraping/billing.ts";
 import { driveSession, sessionForCaller } from "@shared/scraping/sessions.ts";
 import { runnerDeps } from "@shared/scraping/pages.ts";
 import { type BatchResult, BatchUpdate, resultError } from "@shared/scraping/templates.ts";
@@ -31,7 +32,8 @@ app.openapi(
     const body = c.req.valid("json");
     if (body.updates?.options) checkOptions(body.updates.options);
     const service = serviceDb(c);
-    const deps = runnerDeps(service);
+    // The caller pays for the model calls of the sessions it starts or resumes.
+    const deps = runnerDeps(service, undefined, payerOf(caller(c), null));
     const results: BatchResult[] = [];
     for (const sessionId of body.sessionIds) {
       try {

@@ -1,6 +1,8 @@
 /**
  * /functions/v1/pdf-batch-process (spec "Batch PDF processing"), signed-in users:
- * - POST: a batch of up to 100 of the caller's uploaded documents; 202 {success, data: {batchId,
+ * - POST: a batch of up to 100 of the caller's uploaded documents, optionally for a workspace the
+ *   caller is an owner, admin or member of (an outsider's workspaceId is 404, a viewer's 403, and
+ *   nothing is written); unknown body keys are a 400 naming them; 202 {success, data: {batchId,
  *   status: queued, totalDocuments, processedDocuments, failedDocuments, estimatedCompletionTime,
  *   results}}; the batch then runs in the background, maxConcurrent documents at a time;
  * - GET ?batchId= polls it (`&wait=true` holds the answer until a batch this instance runs has
@@ -10,7 +12,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { caller, db, requireUser, serviceDb, signedIn } from "@shared/auth/context.ts";
+import {
+  caller,
+  db,
+  requireUser,
+  requireWorkspaceRole,
+  serviceDb,
+  signedIn,
+  WRITER_ROLES,
+} from "@shared/auth/context.ts";
 import { env, requireEnv } from "@shared/env.ts";
 import { checkUrl } from "@shared/net/safe_fetch.ts";
 import { HttpError } from "@shared/http/errors.ts";
@@ -38,6 +48,9 @@ app.openapi(
   async (c) => {
     const who = requireUser(c);
     const req = c.req.valid("json");
+    if (req.workspaceId) {
+      await requireWorkspaceRole(c, req.workspaceId, WRITER_ROLES, "Processing documents for a workspace");
+    }
     const service = serviceDb(c);
     const batchId = await createBatch(db(c), service, who.userId, req, (u) => checkUrl(u));
     const backend = requireEnv("AI_BACKEND_URL");

@@ -6,6 +6,10 @@
  *   runner (pages in batches of 3, packages/shared/scraping/runner.ts); `pause` lets the current
  *   batch finish and keeps the position; `stop` skips the pages left. A move the state machine
  *   refuses is 409 invalid_transition (states: supabase/migrations/20260209000100_scraping.sql).
+ *   The user who starts or resumes a session pays for its model calls from then on: 1 credit per
+ *   page that needs the model (structured pages are free; packages/shared/scraping/billing.ts);
+ *   when the balance runs out such pages fail with the 402 message, and `retry` (gateway
+ *   retry_scraping_session) runs them again after a top-up. Unknown body keys are 400 naming them.
  * - POST /tick (service role: the pg_cron job every minute) -> {success, resumed: uuid[]}: hands
  *   running sessions whose runner died (platform restart) to a new runner.
  */
@@ -16,6 +20,7 @@ import { caller, db, requireWorkspaceRole, serviceDb, signedIn, WRITER_ROLES } f
 import { HttpError } from "@shared/http/errors.ts";
 import { driveSession, resumeOrphans, SessionAction, sessionForCaller } from "@shared/scraping/sessions.ts";
 import { runnerDeps } from "@shared/scraping/pages.ts";
+import { payerOf } from "@shared/scraping/billing.ts";
 
 const tags = ["Scraping"];
 const app = createFunctionApp("scrape-session-manager");
@@ -47,7 +52,8 @@ app.openapi(
     const session = await sessionForCaller(db(c), sessionId);
     await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Driving a scraping session");
     const service = serviceDb(c);
-    const after = await driveSession(service, runnerDeps(service), session, action);
+    const deps = runnerDeps(service, undefined, payerOf(caller(c), session.workspace_id));
+    const after = await driveSession(service, deps, session, action);
     return c.json({ success: true, action, sessionId, status: after.status }, 200);
   },
 );

@@ -7,12 +7,20 @@
  * The caller must be an owner, admin or member of the session's workspace; the page must belong to
  * the session and pageUrl must be the page's URL (400 otherwise). A page the site or robots.txt
  * refuses is a 200 with success false and the error (the page is marked failed); a URL that is
- * not on the public internet is 400 unsafe_url; a page being processed is 409.
+ * not on the public internet is 400 unsafe_url; a page being processed is 409; an unknown body
+ * key (options' included) is 400 naming it.
+ *
+ * Billing: a page whose structured data yields products is free; a page that needs the model
+ * costs the caller 1 credit (cost key scraping_llm, packages/shared/scraping/billing.ts), debited
+ * before the model is called. A short balance is 402 insufficient_credits: no model call, and the
+ * page is left as it was. A failed model call is refunded (the answer is 200 success false with
+ * the error, the page failed).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { db, requireWorkspaceRole, serviceDb, signedIn, WRITER_ROLES } from "@shared/auth/context.ts";
+import { caller, db, requireWorkspaceRole, serviceDb, signedIn, WRITER_ROLES } from "@shared/auth/context.ts";
+import { payerOf } from "@shared/scraping/billing.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { ExtractOptionsSchema, sessionForCaller } from "@shared/scraping/sessions.ts";
 import { runnerDeps, scrapeSinglePage } from "@shared/scraping/pages.ts";
@@ -65,7 +73,7 @@ app.openapi(
     if (new URL(pageUrl).toString() !== new URL(page.url).toString()) {
       throw HttpError.badRequest("pageUrl: is not the URL of this page");
     }
-    const deps = runnerDeps(serviceDb(c));
+    const deps = runnerDeps(serviceDb(c), undefined, payerOf(caller(c), session.workspace_id));
     if (!allowedHost(page.url, deps.cfg.allowHosts)) {
       await checkUrl(page.url).catch((err) => {
         if (err instanceof UnsafeUrlError) throw new HttpError(400, "unsafe_url", err.message);

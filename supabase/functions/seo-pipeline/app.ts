@@ -13,7 +13,8 @@
  *   below the run's base cost (nothing created), 404 workspace_id not yours, 503 model or
  *   keyword data not configured; a run that fails answers its error (502 for a model or
  *   DataForSEO failure, 402 when credits ran out mid-run) with details.article_id, after the
- *   row was marked failed and every credit it took was refunded.
+ *   row was marked failed and the credits of the stages it did not deliver were refunded (a stage
+ *   whose checkpoint is readable through /rest/v1 stays charged; packages/shared/seo/pipeline.ts).
  * - POST /sweep (service role; pg_cron every minute): resumes or fails runs whose worker died
  *   (stale heartbeat). `?wait=true` answers once the resumed runs have ended.
  *
@@ -74,8 +75,12 @@ app.openapi(
         202,
       ),
       ...errorResponses,
-      402: errorResponse("Insufficient credits (before the run: nothing created; mid-run: refunded)"),
-      502: errorResponse("A stage failed at the model or DataForSEO; the article is failed and refunded"),
+      402: errorResponse(
+        "Insufficient credits (before the run: nothing created; mid-run: undelivered stages refunded)",
+      ),
+      502: errorResponse(
+        "A stage failed at the model or DataForSEO; the article is failed, undelivered stages refunded",
+      ),
       503: errorResponse("The language model or keyword data is not configured"),
     },
   }),

@@ -3,13 +3,19 @@
  * fields: [{name, type, description, example?, source: structured|llm}], llmUsed}. Fields the
  * page's structured data shows come first; the language model proposes more for the context
  * (without ANTHROPIC_API_KEY only the structured ones, llmUsed false). Signed-in users; 400
- * unsafe_url, 422 robots_disallowed, 502 fetch_failed / llm_invalid_output.
+ * unsafe_url or an unknown body key (named), 422 robots_disallowed, 502 fetch_failed / llm_error /
+ * llm_invalid_output.
+ *
+ * The model call costs 1 credit (cost key scraping_llm, packages/shared/scraping/billing.ts),
+ * debited after the page is fetched and before the model is called: a short balance is 402
+ * insufficient_credits and the model is not called; a failed call (502) is refunded.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { serviceDb, userOnly } from "@shared/auth/context.ts";
+import { caller, serviceDb, userOnly } from "@shared/auth/context.ts";
 import { runnerDeps, suggestFields } from "@shared/scraping/pages.ts";
+import { payerOf } from "@shared/scraping/billing.ts";
 
 const app = createFunctionApp("suggest-fields");
 app.use("*", userOnly);
@@ -32,7 +38,8 @@ app.openapi(
   }),
   async (c) => {
     const { url, context } = c.req.valid("json");
-    return c.json(await suggestFields(url, context, runnerDeps(serviceDb(c))), 200);
+    const deps = runnerDeps(serviceDb(c), undefined, payerOf(caller(c), null));
+    return c.json(await suggestFields(url, context, deps, c.var.requestId.slice(0, 200)), 200);
   },
 );
 
