@@ -9,6 +9,14 @@
  * Differences from hosted GoTrue, on purpose: no per-address send rate limit
  * (`[auth.email] max_frequency`, `[auth.rate_limit] email_sent`) and no captcha. Clients with
  * `flowType: "pkce"` get GoTrue's PKCE links (pkce.ts).
+ *
+ * Phone: the phone provider is off (no SMS is sent, no `[auth.sms.test_otp]`), so /otp and
+ * /resend refuse a phone (400 phone_provider_disabled "Unsupported phone provider"). POST
+ * /verify with a phone checks as GoTrue's verify.go does, in its order (type, exactly one of
+ * token and token_hash, then phone.go validatePhone: 400 validation_failed "Invalid phone number
+ * format (E.164 required)"), then answers as GoTrue does for a code that does not match: 403
+ * otp_expired "Token has expired or is invalid" (403 user_banned for a banned user with that
+ * number).
  */
 import type { Context, Hono } from "hono";
 import type { JwtClaims } from "@shared/auth/jwt.ts";
@@ -66,6 +74,37 @@ function validEmail(raw: string | undefined, missing: string): string {
     throw Errors.validation("Unable to validate email address: invalid format");
   }
   return email;
+}
+
+/**
+ * GoTrue's validatePhone (phone.go): the number without a leading "+" and spaces, E.164 digits,
+ * else 400 validation_failed.
+ */
+function validPhone(raw: string): string {
+  const phone = raw.replace(/^\+/, "").replaceAll(" ", "");
+  if (!/^[1-9][0-9]{1,14}$/.test(phone)) {
+    throw Errors.validation("Invalid phone number format (E.164 required)");
+  }
+  return phone;
+}
+
+/**
+ * GoTrue's verifyUserAndToken (verify.go) for a phone OTP: the user by phone (sms) or pending
+ * phone change (phone_change), a ban, then the token. The phone provider is off here, so no SMS
+ * code is ever issued and every phone token is refused as GoTrue refuses a wrong one: 403
+ * otp_expired. Numbers are stored with or without the "+" (GoTrue stores them without).
+ */
+async function phoneTokenRefused(db: Queryable, phone: string, type: string): Promise<AuthError> {
+  const column = type === "sms" ? "phone" : type === "phone_change" ? "phone_change" : null;
+  if (column) {
+    const r = await db.query<{ banned: boolean }>(
+      `select coalesce(banned_until > now(), false) as banned from auth.users
+        where ${column} in ($1, '+' || $1) and deleted_at is null and is_sso_user = false limit 1`,
+      [phone],
+    );
+    if (r.rows[0]?.banned) return new AuthError(403, "user_banned", "User is banned");
+  }
+  return otpExpired();
 }
 
 /** Which stored token types a /verify type accepts (GoTrue: "email" covers signup and magic link). */
@@ -265,17 +304,27 @@ export function registerEmailFlows(app: Hono, f: FlowContext): void {
   app.post("/verify", async (c) => {
     const body = await f.jsonBody(c);
     const type = str(body, "type") ?? "";
-    const token = str(body, "token")?.replaceAll("-", "").trim();
-    const hashParam = str(body, "token_hash");
-    if (body.phone) throw new AuthError(400, "phone_provider_disabled", "Unsupported phone provider");
+    const rawToken = str(body, "token") ?? "";
+    const token = rawToken.replaceAll("-", "").trim();
+    const hashParam = str(body, "token_hash") ?? "";
+    const phone = str(body, "phone") ?? "";
+    const email = str(body, "email") ?? "";
+    // GoTrue's VerifyParams.Validate, in its order: the type, exactly one of token and token_hash,
+    // then the phone number (or the address) the token was sent to.
+    if (!type) throw Errors.validation("Verify requires a verification type");
+    if (!rawToken === !hashParam) throw Errors.validation("Verify requires either a token or a token hash");
+    if (rawToken && phone && !email) throw await phoneTokenRefused(db, validPhone(phone), type);
+    if (rawToken && (!email || phone)) {
+      throw Errors.validation("Only an email address or phone number should be provided on verify");
+    }
+    if (hashParam && (email || phone || str(body, "redirect_to"))) {
+      throw Errors.validation("Only the token_hash and type should be provided");
+    }
     const types = VERIFY_TYPES[type];
     if (!types) throw Errors.validation("Verify requires a verification type");
     let hash: string;
     if (hashParam) hash = hashParam;
-    else {
-      if (!token) throw Errors.validation("Verify requires either a token or a token hash");
-      hash = tokenHash(validEmail(str(body, "email"), "Verify requires an email or phone"), token);
-    }
+    else hash = tokenHash(validEmail(email, "Verify requires an email or phone"), token);
     const result = await db.transaction(async (tx) => {
       const consumed = await consumeToken(tx, hash, types, cfg.otpExpirySeconds);
       if (!consumed) return { error: otpExpired() } as const;

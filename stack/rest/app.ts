@@ -211,6 +211,7 @@ export class RestService {
         readOnly,
         settings: prefs.timezone ? { timezone: prefs.timezone } : undefined,
       },
+      queryId: explain !== undefined,
       main: built.main,
       explain: built.explain,
       // A write must be undone when its result is refused, so the check runs before COMMIT.

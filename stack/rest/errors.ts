@@ -126,6 +126,7 @@ export const Errors = {
       `The query affects ${rows} rows`,
     ),
   invalidPath: () => new PgrstError(404, "PGRST125", "Invalid path specified in request URL"),
+  notImplemented: (details: string) => new PgrstError(400, "PGRST127", "Feature not implemented", details),
   maxAffectedRpc: () =>
     new PgrstError(
       400,

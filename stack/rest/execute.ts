@@ -27,6 +27,12 @@ export interface ResultRow {
 
 export interface RunSpec {
   context: RequestContext;
+  /**
+   * Compute query ids in this transaction (`compute_query_id`), so that EXPLAIN VERBOSE prints the
+   * "Query Identifier" as on hosted Supabase, whose pg_stat_statements turns them on. The setting is
+   * superuser-only, so it is made before the switch to the caller's role.
+   */
+  queryId?: boolean;
   main: Statement;
   explain: Statement | null;
   /** Called before COMMIT; throwing rolls the transaction back and fails the request. */
@@ -51,6 +57,7 @@ export class DbError extends Error {
 }
 
 const S = protocol.serialize;
+const QUERY_ID: Statement = { sql: "select set_config('compute_query_id', 'on', true)", params: [] };
 const ROLLBACK = S.query("ROLLBACK");
 /** Prepared statements kept per database connection; PostgREST prepares its statements too. */
 const STATEMENT_CACHE_SIZE = 256;
@@ -229,6 +236,8 @@ function runOnce(db: PGlite, spec: RunSpec): Promise<RunResult> {
         parts.push(...ps.messages({ sql: spec.context.readOnly ? "BEGIN READ ONLY" : "BEGIN", params: [] }));
         statements++;
       }
+      if (spec.queryId) parts.push(...ps.messages(QUERY_ID)), statements++;
+      const main = statements - 1;
       parts.push(...ps.messages(context), ...ps.messages(spec.main));
       if (spec.explain) parts.push(...ps.messages(spec.explain)), statements++;
       if (explicit && !spec.check) parts.push(...ps.messages({ sql: "ROLLBACK", params: [] })), statements++;
@@ -238,7 +247,6 @@ function runOnce(db: PGlite, spec: RunSpec): Promise<RunResult> {
         if (ex.status !== "I") await db.execProtocol(ROLLBACK, { throwOnError: false });
         throw new DbError(ex.error);
       }
-      const main = explicit ? 2 : 1;
       const result: RunResult = {
         row: toRow(ex.rows[main][0]),
         lines: ex.rows[main].map((r) => r[0]),

@@ -167,13 +167,19 @@ export class Builder {
     this.depth++;
     const plan = this.node(target, `${from} AS ${ident(alias)}`, ident(alias), target.name, item.children);
     this.depth--;
+    const toOne = rel.cardinality === "m2o" || rel.cardinality === "o2o";
+    // PostgREST hoists a to-one spread's aggregates to the level above (liftsAggregates) but
+    // refuses them in a to-many spread (Plan.hs addToManyOrderSelects).
+    if (item.spread && !toOne && liftsAggregates(plan)) {
+      throw Errors.notImplemented("Aggregates are not implemented for one-to-many or many-to-many spreads.");
+    }
     return {
       name: item.name,
       alias: item.alias,
       rel,
       joinType: item.joinType ?? "left",
       spread: item.spread,
-      toOne: rel.cardinality === "m2o" || rel.cardinality === "o2o",
+      toOne,
       hidden: item.children.length === 0,
       filtering: item.joinType === "inner",
       aggAlias: `pgrst_${n}`,
@@ -181,6 +187,16 @@ export class Builder {
       plan,
     };
   }
+}
+
+/**
+ * Whether a level has aggregates that, were it a to-one spread, would be applied by the level
+ * above: its own, and those its to-one spreads lift (Plan.hs hoistSpreadAggFunctions hoists them
+ * through chains of to-one spreads up to the root or the nearest JSON-embedded level).
+ */
+export function liftsAggregates(plan: ReadPlan): boolean {
+  return plan.select.some((s) => s.kind === "field" && s.aggregate !== undefined) ||
+    plan.embeds.some((e) => e.spread && e.toOne && liftsAggregates(e.plan));
 }
 
 /** PostgREST's findNode: an embed is addressed by its name or its alias. */

@@ -24,6 +24,7 @@ import type { ApiRequest, RangeSpec } from "./types.ts";
 export {
   type EmbedPlan,
   ident,
+  liftsAggregates,
   type PlanField,
   type PlanFilter,
   type PlanOrder,

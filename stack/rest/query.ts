@@ -5,7 +5,15 @@
  * Identifiers are always quoted; every value from the request is a bound parameter whose type
  * Postgres infers, as PostgREST's "unknown" encoder does.
  */
-import { type EmbedPlan, ident, type PlanOrder, type PlanTree, qident, type ReadPlan } from "./plan.ts";
+import {
+  type EmbedPlan,
+  ident,
+  liftsAggregates,
+  type PlanOrder,
+  type PlanTree,
+  qident,
+  type ReadPlan,
+} from "./plan.ts";
 import type { Field, Operation, RangeSpec } from "./types.ts";
 
 export interface Statement {
@@ -134,19 +142,32 @@ function rangeSql(range: RangeSpec | null, p: Params): string {
   return ` LIMIT ${limit} OFFSET ${p.add(range.offset.toString())}`;
 }
 
-/** The keys a level contributes to its parent's row (what a spread lifts). */
-function outputNames(plan: ReadPlan): string[] {
-  const names: string[] = [];
+/**
+ * A key a level contributes to its parent's row (what a spread lifts). `json` marks embeds, which
+ * are grouped as jsonb (json has no equality); `aggregate` marks a to-one spread's aggregate, whose
+ * input the spread selects under `name` and whose function the level above applies.
+ */
+interface SpreadOutput {
+  name: string;
+  json: boolean;
+  aggregate?: string;
+  aggCast?: string;
+}
+
+function spreadOutputs(plan: ReadPlan): SpreadOutput[] {
+  const outs: SpreadOutput[] = [];
   for (const s of plan.select) {
-    if (s.kind === "star") names.push(...(plan.table?.columns.map((c) => c.name) ?? []));
-    else names.push(s.output);
+    if (s.kind === "star") {
+      outs.push(...(plan.table?.columns.map((c) => ({ name: c.name, json: false })) ?? []));
+    } else outs.push({ name: s.output, json: false, aggregate: s.aggregate, aggCast: s.aggCast });
   }
   for (const e of plan.embeds) {
     if (e.hidden) continue;
-    if (e.spread) names.push(...outputNames(e.plan));
-    else names.push(e.alias ?? e.name);
+    if (e.spread && e.toOne) outs.push(...spreadOutputs(e.plan));
+    else if (e.spread) outs.push(...spreadOutputs(e.plan).map((o) => ({ name: o.name, json: true })));
+    else outs.push({ name: e.alias ?? e.name, json: true });
   }
-  return names;
+  return outs;
 }
 
 function joinConditions(e: EmbedPlan, parentRef: string): string[] {
@@ -166,6 +187,11 @@ function joinConditions(e: EmbedPlan, parentRef: string): string[] {
 interface ReadOpts {
   /** SELECT 1 without order and range, keeping only the joins that filter rows. */
   count?: boolean;
+  /**
+   * A to-one spread level: its aggregates (and those of its own to-one spreads) select their input
+   * and are applied by the level above (Plan.hs hoistSpreadAggFunctions), so it never groups.
+   */
+  hoist?: boolean;
   joinConds?: string[];
   extraFrom?: string;
   isRoot?: boolean;
@@ -177,12 +203,21 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
   const selects: string[] = [];
   const joins: string[] = [];
   // With aggregates (`db-aggregates-enabled`), every other output is grouped on, as PostgREST's
-  // QueryBuilder does: `*` is expanded into the columns and embeds are grouped as jsonb.
-  const aggregated = !opts.count && plan.select.some((s) => s.kind === "field" && s.aggregate);
+  // QueryBuilder does (SqlFragment.hs groupF): `*` is expanded into the columns, a to-one spread's
+  // columns are grouped as they are and embeds as jsonb. A level also aggregates the aggregates its
+  // to-one spreads hoist to it.
+  const aggregated = !opts.count && !opts.hoist && (
+    plan.select.some((s) => s.kind === "field" && s.aggregate) ||
+    plan.embeds.some((e) => e.spread && e.toOne && !e.hidden && liftsAggregates(e.plan))
+  );
   const grouped: number[] = [];
   const group = (sql: string) => {
     selects.push(sql);
     if (aggregated) grouped.push(selects.length);
+  };
+  const aggregate = (fn: string, arg: string, cast: string | undefined, output: string) => {
+    const call = `pg_catalog.${fn}(${arg})`;
+    selects.push(`${cast ? `CAST(${call} AS ${cast})` : call} AS ${ident(output)}`);
   };
   for (const s of plan.select) {
     if (s.kind === "star") {
@@ -192,8 +227,10 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
     } else if (s.aggregate) {
       const field = s.name === "*" ? "*" : fieldSql(plan.ref, s, p);
       const arg = s.cast && field !== "*" ? `CAST(${field} AS ${s.cast})` : field;
-      const call = `pg_catalog.${s.aggregate}(${arg})`;
-      selects.push(`${s.aggCast ? `CAST(${call} AS ${s.aggCast})` : call} AS ${ident(s.output)}`);
+      // Hoisted: the input goes up under the output's name; count() counts the spread's rows,
+      // which a constant marks (NULL where the LEFT JOIN found none), as PostgREST's COUNT(alias.*).
+      if (opts.hoist) selects.push(`${arg === "*" ? "TRUE" : arg} AS ${ident(s.output)}`);
+      else aggregate(s.aggregate, arg, s.aggCast, s.output);
     } else {
       const expr = fieldSql(plan.ref, s, p);
       group(`${s.cast ? `CAST(${expr} AS ${s.cast})` : expr} AS ${ident(s.output)}`);
@@ -208,23 +245,30 @@ export function readSql(plan: ReadPlan, p: Params, opts: ReadOpts = {}): string 
       extraFrom: e.rel.junction
         ? `${qident(e.rel.junction.table.schema, e.rel.junction.table.name)} AS ${ident(e.junctionAlias!)}`
         : undefined,
+      hoist: e.spread && e.toOne,
     });
     const jt = e.joinType === "inner" ? "INNER" : "LEFT";
-    const names = e.spread ? outputNames(e.plan) : [];
+    const outs = e.spread ? spreadOutputs(e.plan) : [];
     if (e.toOne) {
       joins.push(`${jt} JOIN LATERAL (${child}) AS ${agg} ON TRUE`);
       if (!e.hidden && !opts.count) {
-        if (e.spread) names.forEach((n) => group(`${agg}.${ident(n)}${jsonOut}`));
-        else group(`row_to_json(${agg}.*)${jsonOut} AS ${ident(e.alias ?? e.name)}`);
+        if (e.spread) {
+          for (const o of outs) {
+            const col = `${agg}.${ident(o.name)}`;
+            if (o.aggregate && !opts.hoist) aggregate(o.aggregate, col, o.aggCast, o.name);
+            else if (o.aggregate) selects.push(col);
+            else group(o.json ? `${col}${jsonOut}` : col);
+          }
+        } else group(`row_to_json(${agg}.*)${jsonOut} AS ${ident(e.alias ?? e.name)}`);
       }
     } else if (e.spread) {
-      const cols = names.map((n) => `COALESCE(json_agg(${agg}.${ident(n)}), '[]') AS ${ident(n)}`);
+      const cols = outs.map((o) => `COALESCE(json_agg(${agg}.${ident(o.name)}), '[]') AS ${ident(o.name)}`);
       joins.push(
         `${jt} JOIN LATERAL (SELECT pg_catalog.count(*) AS ${agg}${
           cols.map((c) => `, ${c}`).join("")
         } FROM (${child}) AS ${agg}) AS ${agg} ON ${e.joinType === "inner" ? `${agg}.${agg} > 0` : "TRUE"}`,
       );
-      if (!e.hidden && !opts.count) names.forEach((n) => group(`${agg}.${ident(n)}${jsonOut}`));
+      if (!e.hidden && !opts.count) outs.forEach((o) => group(`${agg}.${ident(o.name)}${jsonOut}`));
     } else {
       joins.push(
         `${jt} JOIN LATERAL (SELECT json_agg(${agg}) AS ${agg} FROM (${child}) AS ${agg}) AS ${agg} ON ${
