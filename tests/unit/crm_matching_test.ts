@@ -74,3 +74,16 @@ Deno.test("planBulkLinks: malformed items and repeats are per-item errors, the r
   assert.equal(errors[2].contactId, null);
   assert.match(errors[3].error, /earlier in this batch/);
 });
+
+Deno.test("planBulkLinks: an item with an unknown key is a per-item error naming it", () => {
+  const { links, errors } = planBulkLinks([
+    { contactId: A, userId: U1, bogus: 1 },
+    { contactId: B, user_id: U2 },
+    { contactId: C, userId: U3 },
+  ]);
+  assert.deepEqual(links, [{ index: 2, contactId: C, userId: U3 }]);
+  assert.deepEqual(errors.map((e) => [e.index, e.error]), [
+    [0, 'Invalid link: unknown field "bogus"'],
+    [1, 'Invalid link: unknown field "user_id"; userId: Invalid input: expected string, received undefined'],
+  ]);
+});

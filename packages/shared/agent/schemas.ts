@@ -1,10 +1,14 @@
-/** zod schema of the agent-chat request (spec "Agent chat"). */
+/**
+ * zod schema of the agent-chat request (spec "Agent chat"). The body and each message are strict:
+ * an undeclared key (`agent_id`, `conversationId`, a message's `id`) is a 400 naming it. `context`
+ * is the spec's open object ("e.g. {source, product_id}") and keeps keys it does not know.
+ */
 import { z } from "zod";
 
 const MAX_MESSAGES = 100;
 const MAX_MESSAGE_CHARS = 32_000;
 
-const ChatMessageSchema = z.object({
+const ChatMessageSchema = z.strictObject({
   role: z.enum(["user", "assistant"]),
   content: z.string().max(MAX_MESSAGE_CHARS),
 });
@@ -16,7 +20,7 @@ export const ChatContextSchema = z.looseObject({
   source: z.string().max(200).optional(),
 });
 
-export const AgentChatRequestSchema = z.object({
+export const AgentChatRequestSchema = z.strictObject({
   messages: z.array(ChatMessageSchema).min(1).max(MAX_MESSAGES)
     // zod runs refinements even after min(1) failed, hence the guards.
     .refine((m) => m.length === 0 || m[m.length - 1].role === "user", "the last message must be the user's")

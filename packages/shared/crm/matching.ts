@@ -3,6 +3,7 @@
  * bulk-link request item by item (POST /bulk-link), as plain functions over rows already read.
  */
 import { BulkLinkItem } from "./schemas.ts";
+import { describeIssues } from "../http/validate.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 
 /** Emails compare trimmed and case-insensitively (the local part is case-insensitive in practice). */
@@ -100,9 +101,7 @@ export function planBulkLinks(items: readonly unknown[]): { links: PlannedLink[]
         index,
         contactId: typeof raw.contactId === "string" ? raw.contactId : null,
         userId: typeof raw.userId === "string" ? raw.userId : null,
-        error: `Invalid link: ${
-          r.error.issues.map((i) => `${i.path.join(".") || "item"}: ${i.message}`).join("; ")
-        }`,
+        error: `Invalid link: ${describeIssues(r.error.issues)}`,
       });
       return;
     }

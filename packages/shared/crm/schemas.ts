@@ -3,7 +3,8 @@
  * same limits as the tables (supabase/migrations/2026010300{05,06,07}00_*.sql).
  *
  * Optional text fields are trimmed and "" becomes null, so a cleared form field clears the
- * column instead of storing blanks.
+ * column instead of storing blanks. Request bodies are strict: a key they do not declare (a
+ * read-only column such as id or created_at too) is a 400 naming it (docs/request-bodies.md).
  */
 import { z } from "zod";
 import { hasAtMostDecimals } from "../money.ts";
@@ -34,8 +35,8 @@ const contactFields = {
   notes: text(10_000),
 };
 
-export const CreateContactBody = z.object({ name: Name, ...contactFields });
-export const UpdateContactBody = z.object({ name: Name.optional(), ...contactFields })
+export const CreateContactBody = z.strictObject({ name: Name, ...contactFields });
+export const UpdateContactBody = z.strictObject({ name: Name.optional(), ...contactFields })
   .refine((b) => Object.values(b).some((v) => v !== undefined), "nothing to update");
 
 const companyFields = {
@@ -59,24 +60,24 @@ const companyFields = {
   notes: text(10_000),
 };
 
-export const CreateCompanyBody = z.object({ name: Name, ...companyFields });
-export const UpdateCompanyBody = z.object({ name: Name.optional(), ...companyFields })
+export const CreateCompanyBody = z.strictObject({ name: Name, ...companyFields });
+export const UpdateCompanyBody = z.strictObject({ name: Name.optional(), ...companyFields })
   .refine((b) => Object.values(b).some((v) => v !== undefined), "nothing to update");
 
 export const CompanyListQuery = z.object({ search: z.string().trim().max(200).optional() });
 
-export const LinkCompanyContactBody = z.object({
+export const LinkCompanyContactBody = z.strictObject({
   contact_id: Uuid,
   role: text(200),
   is_primary: z.boolean().optional(),
   notes: text(10_000),
 });
 
-export const LinkUserBody = z.object({ userId: Uuid });
+export const LinkUserBody = z.strictObject({ userId: Uuid });
 
 /** Items are checked one by one (bulk-link reports per-item errors), so only the shape is here. */
-export const BulkLinkBody = z.object({ links: z.array(z.unknown()).min(1).max(500) });
-export const BulkLinkItem = z.object({ contactId: Uuid, userId: Uuid });
+export const BulkLinkBody = z.strictObject({ links: z.array(z.unknown()).min(1).max(500) });
+export const BulkLinkItem = z.strictObject({ contactId: Uuid, userId: Uuid });
 
 export const UpdateUserBody = z.strictObject({
   role_id: Uuid.optional(),

@@ -3,18 +3,59 @@
  * message names the fields ("Invalid request body: items.0.quantity: ...") and whose details are
  * the zod issues. The same text comes from parseJson/validate (hand-parsed bodies) and from
  * validationHook, the defaultHook of every OpenAPIHono (routes declared with createRoute).
+ *
+ * Unknown keys: a body schema declared with z.strictObject (or .strict()) refuses a key it does
+ * not declare; the message names it with its path, first of all issues: `unknown field "bogus"`,
+ * `unknown fields "a", "b"`, `unknown field "content_brief.tone"`. A documented second spelling of
+ * a field is declared with `withAliases`, never by loosening the schema (docs/request-bodies.md).
  */
 import type { Context } from "hono";
 import { z } from "zod";
 import { HttpError, INVALID_JSON } from "./errors.ts";
 import { MAX_JSON_DEPTH, valueTooDeep } from "../input-limits.ts";
 
-/** The first five issues as `path: message`, joined with "; ". */
+/**
+ * The first five issues as `path: message`, joined with "; ". Unknown keys come first (a
+ * misspelled key also makes its correct spelling "missing", and the cause should lead) and name
+ * each key with its path: `unknown field "content_brief.tone"`.
+ */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
+  const unknown = issues.filter((i) => i.code === "unrecognized_keys");
+  return [...unknown, ...issues.filter((i) => i.code !== "unrecognized_keys")]
     .slice(0, 5)
-    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .map((i) => {
+      if (i.code === "unrecognized_keys") {
+        const names = i.keys.map((k) => JSON.stringify([...i.path, k].join(".")));
+        return `unknown field${names.length > 1 ? "s" : ""} ${names.join(", ")}`;
+      }
+      return i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message;
+    })
     .join("; ");
+}
+
+/**
+ * A documented second spelling of a field (`{workspaceId: "workspace_id"}`): the alias is renamed
+ * to the field before `schema` (a strict object) parses, so handlers see one spelling. Both
+ * spellings in one body are refused, naming them.
+ */
+export function withAliases<S extends z.ZodType>(schema: S, aliases: Readonly<Record<string, string>>) {
+  return z.preprocess((value, ctx) => {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const out: Record<string, unknown> = { ...value };
+    for (const [alias, field] of Object.entries(aliases)) {
+      if (!Object.hasOwn(out, alias)) continue;
+      if (Object.hasOwn(out, field)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `"${alias}" and "${field}" are the same field: send only "${field}"`,
+        });
+        continue;
+      }
+      out[field] = out[alias];
+      delete out[alias];
+    }
+    return out;
+  }, schema);
 }
 
 export function validationError(what: string, issues: z.core.$ZodIssue[]): HttpError {

@@ -1,7 +1,8 @@
 /**
  * zod schemas of the quotes API (quotes-api, generate-quote-pdf). The same value sets as the
  * table constraints in supabase/migrations/2026010300{01,03}00_*.sql, so bad input is a 400 here
- * and never reaches the database.
+ * and never reaches the database. quotes-api's bodies are strict: an undeclared key is a 400
+ * naming it (docs/request-bodies.md).
  */
 import { z } from "zod";
 import { hasAtMostDecimals } from "../money.ts";
@@ -24,18 +25,18 @@ const Notes = z.string().max(10_000);
 
 export const IdParam = z.object({ id: Uuid });
 
-export const CreateQuoteRequestBody = z.object({
+export const CreateQuoteRequestBody = z.strictObject({
   quote_id: Uuid,
   workspace_id: Uuid,
   notes: Notes.nullish(),
 });
 
-export const UpdateQuoteRequestBody = z.object({ status: z.enum(QUOTE_REQUEST_STATUSES) });
+export const UpdateQuoteRequestBody = z.strictObject({ status: z.enum(QUOTE_REQUEST_STATUSES) });
 
-export const AnswerProposalBody = z.object({ status: z.enum(PROPOSAL_ANSWERS) });
+export const AnswerProposalBody = z.strictObject({ status: z.enum(PROPOSAL_ANSWERS) });
 
 /** PATCH /quote-items/{id}: the pricing commit fields, plus the line's other editable columns. */
-export const UpdateQuoteItemBody = z.object({
+export const UpdateQuoteItemBody = z.strictObject({
   unit_price: Numeric14_4.nullable().optional(),
   discounted_price: Numeric14_4.nullable().optional(),
   price_source: z.string().regex(

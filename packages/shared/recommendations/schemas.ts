@@ -1,7 +1,8 @@
 /**
  * zod schemas of recommendations-api (spec "Recommendations"; defaults from its "Limits"):
  * for-user 20, similar-materials 10, analytics days 30. Limits mirror the table checks in
- * supabase/migrations/20260204000100_recommendations.sql.
+ * supabase/migrations/20260204000100_recommendations.sql. The track-interaction body is strict
+ * (an undeclared key is a 400 naming it); `metadata` is the client's own free-form object.
  */
 import { z } from "zod";
 
@@ -20,7 +21,7 @@ export type InteractionType = (typeof INTERACTION_TYPES)[number];
 
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");
 
-export const TrackInteractionBody = z.object({
+export const TrackInteractionBody = z.strictObject({
   workspace_id: Uuid,
   material_id: Uuid,
   interaction_type: z.enum(INTERACTION_TYPES),

@@ -3,11 +3,12 @@
  * spec leaves open, chosen here.
  *
  * field-templates
- *   GET  ?workspaceId=uuid (optional: without it, every workspace the caller belongs to)
+ *   GET  ?workspace_id=uuid (optional: without it, every workspace the caller belongs to)
  *        -> 200 {success, templates: Template[]}, newest first
- *   POST {workspaceId, name, description?, fields: [{name, type, description?, required?}] (1-50),
+ *   POST {workspace_id, name, description?, fields: [{name, type, description?, required?}] (1-50),
  *        prompt?, systemPrompt?} -> 201 {success, template}; owner/admin/member; a name already used
- *        in the workspace is 409
+ *        in the workspace is 409. The body is strict (an undeclared key is a 400 naming it);
+ *        `workspaceId`, this function's first spelling, is still accepted for workspace_id.
  *   Template = {id, workspace_id, name, description, fields, prompt, system_prompt, schema,
  *        created_by, created_at, updated_at}; `schema` is the JSON Schema the fields make, ready for
  *        scrape-single-page options.schema.
@@ -23,28 +24,34 @@ import { z } from "@hono/zod-openapi";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
 import { dbError } from "../supabase/postgrest.ts";
+import { withAliases } from "../http/validate.ts";
 import { ExtractOptionsSchema, SessionAction } from "./sessions.ts";
 
-export const TemplateField = z.object({
+export const TemplateField = z.strictObject({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "letters, digits and _, starting with a letter"),
   type: z.enum(["string", "number", "boolean", "array"]),
   description: z.string().max(500).optional(),
   required: z.boolean().default(false),
 });
 
-export const CreateTemplate = z.object({
-  workspaceId: z.uuid(),
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).optional(),
-  fields: z.array(TemplateField).min(1).max(50).refine(
-    (fs) => new Set(fs.map((f) => f.name)).size === fs.length,
-    "field names must be distinct",
-  ),
-  prompt: z.string().max(10_000).optional(),
-  systemPrompt: z.string().max(10_000).optional(),
-}).strict();
+export const CreateTemplate = withAliases(
+  z.strictObject({
+    workspace_id: z.uuid(),
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    fields: z.array(TemplateField).min(1).max(50).refine(
+      (fs) => new Set(fs.map((f) => f.name)).size === fs.length,
+      "field names must be distinct",
+    ),
+    prompt: z.string().max(10_000).optional(),
+    systemPrompt: z.string().max(10_000).optional(),
+  }),
+  { workspaceId: "workspace_id" },
+);
 
-export const TemplateQuery = z.object({ workspaceId: z.uuid().optional() });
+/** A query stays a plain object (OpenAPI parameters), so the alias is a second optional key. */
+export const TemplateQuery = z.object({ workspace_id: z.uuid().optional(), workspaceId: z.uuid().optional() })
+  .refine((q) => !(q.workspace_id && q.workspaceId), "give workspace_id or workspaceId, not both");
 
 /** The JSON Schema of one material that a template's fields describe (name always required). */
 export function templateSchema(fields: z.infer<typeof TemplateField>[]): Record<string, unknown> {
@@ -71,7 +78,7 @@ export async function listTemplates(userDb: SupabaseClient, workspaceId?: string
 
 export async function createTemplate(userDb: SupabaseClient, body: z.infer<typeof CreateTemplate>) {
   const { data, error } = await userDb.from("scraping_field_templates").insert({
-    workspace_id: body.workspaceId,
+    workspace_id: body.workspace_id,
     name: body.name,
     description: body.description ?? null,
     fields: body.fields,

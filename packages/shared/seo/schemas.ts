@@ -2,7 +2,10 @@
  * The SEO pipeline's shapes (spec "SEO"): the request bodies of seo-pipeline and its four
  * sub-functions, and the typed data each stage hands to the next (keyword research, article
  * plan, written article, analysis). Model outputs are validated against the *Output schemas,
- * which are also the tools' JSON Schemas the model is asked to fill.
+ * which are also the tools' JSON Schemas the model is asked to fill. The sub-functions' bodies
+ * (seo-research, seo-plan, seo-write, seo-analyze) and content_brief are strict: an undeclared key
+ * is a 400 naming it. The stage data a body carries (keyword_research, article_plan) is a previous
+ * stage's answer passed back, read with its own schema, not a list of parameters.
  */
 import { z } from "zod";
 import { DomainError } from "../errors.ts";
@@ -140,7 +143,7 @@ export const PipelineRequest = z.object({
 });
 export type PipelineRequest = z.infer<typeof PipelineRequest>;
 
-export const ResearchRequest = z.object({
+export const ResearchRequest = z.strictObject({
   topic: Topic,
   target_keyword: Keyword,
   language_code: LanguageCode.default("en"),
@@ -148,7 +151,7 @@ export const ResearchRequest = z.object({
   user_id: UserIdIgnored,
 });
 
-export const PlanRequest = z.object({
+export const PlanRequest = z.strictObject({
   topic: Topic,
   target_keyword: Keyword,
   keyword_research: z.record(z.string(), z.unknown()),
@@ -157,7 +160,7 @@ export const PlanRequest = z.object({
   user_id: UserIdIgnored,
 });
 
-export const WriteRequest = z.object({
+export const WriteRequest = z.strictObject({
   article_plan: z.record(z.string(), z.unknown()),
   content_brief: ContentBrief.default({}),
   keyword_research_summary: z.union([z.string().max(20_000), z.record(z.string(), z.unknown())]).optional(),
@@ -165,7 +168,7 @@ export const WriteRequest = z.object({
   user_id: UserIdIgnored,
 });
 
-export const AnalyzeRequest = z.object({
+export const AnalyzeRequest = z.strictObject({
   content_markdown: z.string().min(1, "must not be empty").max(200_000),
   article_plan: z.record(z.string(), z.unknown()),
   content_brief: ContentBrief.default({}),

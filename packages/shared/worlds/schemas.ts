@@ -1,4 +1,7 @@
-/** generate-vr-world's request (spec "3D world generation") and the prices of its models (Limits). */
+/**
+ * generate-vr-world's request (spec "3D world generation"; strict: an undeclared key is a 400
+ * naming it) and the prices of its models (Limits).
+ */
 import { z } from "zod";
 
 export const WORLD_MODELS = ["world-0.1-mini", "world-0.1-plus"] as const;
@@ -16,7 +19,7 @@ export const PROVIDER_MODELS: Readonly<Record<WorldModel, string>> = {
   "world-0.1-plus": "Marble 0.1-plus",
 };
 
-export const GenerateWorldRequest = z.object({
+export const GenerateWorldRequest = z.strictObject({
   source_image_url: z.string().min(1).max(2048)
     .meta({
       description:

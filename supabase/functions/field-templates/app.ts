@@ -1,8 +1,9 @@
 /**
  * /functions/v1/field-templates (spec "Scraping"; shapes chosen in packages/shared/scraping/templates.ts):
- * - GET ?workspaceId= -> 200 {success, templates}: the caller's workspaces' templates (RLS), newest first;
- * - POST {workspaceId, name, description?, fields[], prompt?, systemPrompt?} -> 201 {success, template};
+ * - GET ?workspace_id= -> 200 {success, templates}: the caller's workspaces' templates (RLS), newest first;
+ * - POST {workspace_id, name, description?, fields[], prompt?, systemPrompt?} -> 201 {success, template};
  *   owner, admin or member of the workspace; a duplicate name is 409.
+ * `workspaceId` (the first spelling) is accepted for workspace_id; any other unknown body key is a 400.
  * Each template carries `schema`, the JSON Schema its fields make (for scrape-single-page options.schema).
  */
 import { createRoute } from "@hono/zod-openapi";
@@ -25,7 +26,8 @@ app.openapi(
     responses: { ...okJson("{success, templates}"), ...errorResponses },
   }),
   async (c) => {
-    const { workspaceId } = c.req.valid("query");
+    const q = c.req.valid("query");
+    const workspaceId = q.workspace_id ?? q.workspaceId;
     if (workspaceId) await requireWorkspaceRole(c, workspaceId, null);
     return c.json({ success: true, templates: await listTemplates(db(c), workspaceId) }, 200);
   },
@@ -46,7 +48,7 @@ app.openapi(
   }),
   async (c) => {
     const body = c.req.valid("json");
-    await requireWorkspaceRole(c, body.workspaceId, WRITER_ROLES, "Creating a field template");
+    await requireWorkspaceRole(c, body.workspace_id, WRITER_ROLES, "Creating a field template");
     return c.json({ success: true, template: await createTemplate(db(c), body) }, 201);
   },
 );
