@@ -55,8 +55,10 @@ Deno.test("definitions: JSON Schema input from the zod schemas (price_lookup per
   assert.equal(schema.type, "object");
   assert.equal(schema.$schema, undefined);
   assert.deepEqual(schema.required, ["product_name"]);
+  // The spec's parameters plus `customer` (ours, additive: contract terms for one customer, issue 32).
   assert.deepEqual(Object.keys(schema.properties).sort(), [
     "category_slug",
+    "customer",
     "manufacturer",
     "product_id",
     "product_name",
@@ -66,6 +68,8 @@ Deno.test("definitions: JSON Schema input from the zod schemas (price_lookup per
   ]);
   assert.equal(schema.properties.quantity.type, "number");
   assert.equal(schema.properties.product_id.format, "uuid");
+  assert.equal(schema.properties.customer.type, "string");
+  assert.ok(!schema.required.includes("customer"));
 });
 
 function harness() {

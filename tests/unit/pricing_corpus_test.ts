@@ -7,6 +7,12 @@
  * default; `ingest_errors` / `ingest_warnings` are substrings that must appear). For every lookup
  * the proposal must match the stated fields; `warnings` are substrings each found in some warning.
  * Whatever the expected confidence, a low one must come with every number null: never a guess.
+ *
+ * Files 10_* onwards are issue 32's corpus (documents as manufacturers and distributors write them:
+ * company names with legal forms, customer contracts, comparisons and cascades, notes, headings,
+ * dates and currencies in words, trade units of several languages). Their documents also state
+ * `ingest_unparsed`: exactly the lines the ingest answer lists as not understood or not used; and
+ * their lookups may name a `customer` and `reasoning` substrings the reasoning chain must carry.
  */
 import assert from "node:assert/strict";
 import { parse as parseToml } from "smol-toml";
@@ -26,6 +32,7 @@ interface CorpusDoc {
   ingest_ok?: boolean;
   ingest_errors?: string[];
   ingest_warnings?: string[];
+  ingest_unparsed?: number[];
 }
 
 interface CorpusLookup {
@@ -34,7 +41,9 @@ interface CorpusLookup {
   manufacturer?: string;
   quantity?: number;
   unit?: string;
+  customer?: string;
   today?: string;
+  reasoning?: string[];
   list_price?: number;
   discount_percent?: number;
   final_unit_price?: number;
@@ -81,6 +90,19 @@ Deno.test(`pricing corpus: at least 60 documents (${docCount} documents, ${looku
   );
 });
 
+const issue32 = corpus.filter((x) => x.file >= "10_");
+const issue32Docs = issue32.reduce((n, x) => n + x.c.doc.length, 0);
+const issue32Lookups = issue32.reduce((n, x) => n + (x.c.lookup?.length ?? 0), 0);
+Deno.test(
+  `pricing corpus (issue 32): at least 50 trade documents (${issue32Docs} documents, ${issue32Lookups} lookups)`,
+  () => {
+    assert.ok(issue32Docs >= 50, `only ${issue32Docs} documents`);
+    for (const x of issue32) {
+      for (const d of x.c.doc) assert.ok(d.ingest_unparsed, `${x.file} ${d.id} states ingest_unparsed`);
+    }
+  },
+);
+
 function includesAll(haystack: readonly string[], needles: readonly string[] | undefined, what: string) {
   for (const n of needles ?? []) {
     assert.ok(
@@ -98,6 +120,13 @@ for (const { file, today, c } of corpus) {
       assert.equal(r.ok, ok, `ingest of ${d.id}: ${JSON.stringify(r)}`);
       if (!r.ok) includesAll(r.errors, d.ingest_errors, `ingest errors of ${d.id}`);
       includesAll(r.warnings, d.ingest_warnings, `ingest warnings of ${d.id}`);
+      if (d.ingest_unparsed) {
+        assert.deepEqual(
+          r.unparsed_lines.map((u) => u.line),
+          d.ingest_unparsed,
+          `unparsed lines of ${d.id}: ${JSON.stringify(r.unparsed_lines, null, 1)}`,
+        );
+      }
     }
     const docs: PriceDocumentInput[] = c.doc.map((d) => ({
       id: d.id,
@@ -113,6 +142,7 @@ for (const { file, today, c } of corpus) {
         manufacturer: l.manufacturer ?? null,
         quantity: l.quantity ?? null,
         unit: l.unit ?? null,
+        customer: l.customer ?? null,
         today: l.today ?? today,
       }, parsed);
       const label = `lookup ${i + 1} (${l.sku ?? l.product_name}): ${JSON.stringify(p, null, 1)}`;
@@ -130,6 +160,7 @@ for (const { file, today, c } of corpus) {
       }
       if (l.unit_priced !== undefined) assert.equal(hints.unit_priced, l.unit_priced, `unit; ${label}`);
       includesAll(p.warnings, l.warnings, label);
+      includesAll(p.reasoning_chain, l.reasoning, label);
       if (l.no_warnings) assert.deepEqual(p.warnings, [], label);
     }
   });

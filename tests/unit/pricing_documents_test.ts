@@ -273,7 +273,9 @@ Deno.test("validatePriceDocument: what the KB accepts and rejects (400)", () => 
     ],
     ["discount_rule", "All Mapei products 15% off", true, null],
     ["discount_rule", "We are happy to serve you.", false, /no discount_rule recognised/],
-    ["price_list", "Keraflex costs 12 euros", false, /needs a table with a SKU or product column/],
+    // Currency words are currencies (issue 32): a plainly written price is read.
+    ["price_list", "Keraflex costs 12 euros", true, null],
+    ["price_list", "Keraflex is sold by the bag.", false, /needs a table with a SKU or product column/],
     ["price_list", MAPEI_LIST.content, true, null],
     ["catalog", "x", false, /price_doc_type/],
     ["contract_terms", "   ", false, /empty/],

@@ -23,6 +23,13 @@
  * with one; it ranks between the SKU and the manufacturer. A rule naming a collection ("the
  * Grande collection") is in scope only when the product name carries the collection's name (and
  * the manufacturer, when it names one, matches); it ranks with manufacturer + confirmed category.
+ * Customers: a rule naming customers ("Contract terms for customer Bauhaus Weber GmbH") applies
+ * only to a lookup for one of them (the request's `customer`: the same name words, legal forms
+ * and case ignored, or the customer number); for any other lookup it is not applied and
+ * named (info). Groups: a rule under a section heading ("## Adhesives and grouts") is limited to
+ * those groups - confirmed by the product name or its price list's section - like a category;
+ * a qualifier in parentheses ("Adhesives (cementitious)") the product name does not confirm is a
+ * caveat.
  * Expired in-scope rules are ignored and always named: a caveat when no rule applies or when the
  * expired rule was at least as specific as the one applied (the quote may rest on a lapsed deal:
  * was it renewed?), info when a more specific rule applied anyway.
@@ -31,7 +38,7 @@ import { citeDoc } from "./cite.ts";
 import { caveat, type Finding, info } from "./confidence.ts";
 import type { PromotionEntry, RuleCondition, RuleEntry } from "./entries.ts";
 import { type Dec, dec, decToString } from "../money.ts";
-import { nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
+import { manufacturerTokens, nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
 
 export type RuleLevel = "sku" | "sku_prefix" | "collection" | "manufacturer" | "category" | "all";
 
@@ -47,7 +54,9 @@ export interface RuleConsideration {
     | "condition_not_met"
     | "condition_unverifiable"
     | "currency_mismatch"
-    | "unit_mismatch";
+    | "unit_mismatch"
+    | "other_customer"
+    | "group_not_confirmed";
   note: string;
   caveats: Finding[];
 }
@@ -60,6 +69,10 @@ export interface AdjustmentRequest {
   unit: string | null;
   quantity: Dec | null;
   today: string;
+  /** The customer the lookup is for (contract terms agreed for one customer apply only to it). */
+  customer?: string | null;
+  /** The product's group from its price list's section heading ("wall tiles"), when stated. */
+  product_group?: string | null;
 }
 
 export interface AdjustmentResult {
@@ -72,12 +85,26 @@ export interface AdjustmentResult {
 
 const KIND_ORDER = { contract_terms: 0, promotion: 1, discount_rule: 2 } as const;
 
+/** Whether a customer named by a rule is the lookup's customer (names or customer numbers). */
+export function sameCustomer(ruleCustomer: string, requested: string): boolean {
+  if (/\d/.test(ruleCustomer) && !/\s/.test(ruleCustomer)) {
+    return requested.split(/[^\p{L}\p{N}-]+/u).some((t) => skuKey(t) === skuKey(ruleCustomer));
+  }
+  // Stricter than manufacturers: "Weber" is not "Bauhaus Weber GmbH" (legal forms ignored).
+  const a = new Set(manufacturerTokens(ruleCustomer));
+  const b = new Set(manufacturerTokens(requested));
+  return a.size > 0 && a.size === b.size && [...a].every((t) => b.has(t));
+}
+
 function scopeOf(rule: RuleEntry, req: AdjustmentRequest, productTokens: readonly string[]) {
   const s = rule.scope;
-  const confirmed = s.product_keywords.filter((k) =>
-    nameTokens(k).every((t) => productTokens.some((p) => tokensMatch(t, p)))
-  );
-  const categoryOk = s.product_keywords.length > 0 && confirmed.length === s.product_keywords.length;
+  const has = (phrase: string) =>
+    nameTokens(phrase).every((t) => productTokens.some((p) => tokensMatch(t, p)));
+  const confirmed = s.product_keywords.filter(has);
+  const groupsOk = !s.groups?.length || s.groups.some(has);
+  const categoryOk = (s.product_keywords.length > 0 || (s.groups?.length ?? 0) > 0) &&
+    confirmed.length === s.product_keywords.length && groupsOk;
+  const unconfirmed = [...s.product_keywords.filter((k) => !has(k)), ...(groupsOk ? [] : s.groups!)];
   if (s.skus.length) {
     return req.sku && s.skus.some((x) => skuKey(x) === skuKey(req.sku!))
       ? { level: "sku" as const, specificity: 5 }
@@ -104,12 +131,21 @@ function scopeOf(rule: RuleEntry, req: AdjustmentRequest, productTokens: readonl
     if (!req.manufacturer) return "unverifiable" as const;
     if (!s.manufacturers.some((m) => sameManufacturer(m, req.manufacturer!))) return null;
     if (categoryOk) return { level: "manufacturer" as const, specificity: 4 };
-    if (!s.product_keywords.length) return { level: "manufacturer" as const, specificity: 3 };
+    if (!s.product_keywords.length && !s.groups?.length) {
+      return { level: "manufacturer" as const, specificity: 3 };
+    }
+    // The product's group is known (its price list's section heading) and is not the rule's, or
+    // the rule stands under a group heading the product is not in: the rule is not for it.
+    if (req.product_group || (s.groups?.length && !groupsOk)) {
+      return { level: "manufacturer" as const, specificity: 0, not_for: unconfirmed };
+    }
     // "9% on Mapei adhesive" for a product whose name does not say adhesive: it may apply (with
     // a caveat) but never outranks a rule that surely does (the manufacturer's, a confirmed category).
-    return { level: "manufacturer" as const, specificity: 1.5, unconfirmed: s.product_keywords };
+    return { level: "manufacturer" as const, specificity: 1.5, unconfirmed };
   }
-  if (s.product_keywords.length) return categoryOk ? { level: "category" as const, specificity: 2 } : null;
+  if (s.product_keywords.length || s.groups?.length) {
+    return categoryOk ? { level: "category" as const, specificity: 2 } : null;
+  }
   return s.all ? { level: "all" as const, specificity: 1 } : null;
 }
 
@@ -157,6 +193,27 @@ export function selectAdjustment(rules: readonly RuleEntry[], req: AdjustmentReq
     }
     if (!scope) continue;
     const base = { rule, level: scope.level, specificity: scope.specificity, caveats: [] as Finding[] };
+    if ("not_for" in scope && scope.not_for) {
+      considered.push({
+        ...base,
+        status: "group_not_confirmed",
+        note: `limited to "${scope.not_for.join(", ")}"${
+          req.product_group ? `; the product is in "${req.product_group}"` : ""
+        } and its name does not confirm it`,
+      });
+      continue;
+    }
+    const customers = rule.scope.customers ?? [];
+    if (customers.length && !(req.customer && customers.some((c) => sameCustomer(c, req.customer!)))) {
+      considered.push({
+        ...base,
+        status: "other_customer",
+        note: `agreed for ${customers.join(" / ")} only; ${
+          req.customer ? `this lookup is for ${req.customer}` : "this lookup names no customer"
+        }`,
+      });
+      continue;
+    }
     if (rule.valid_to && rule.valid_to < req.today) {
       considered.push({ ...base, status: "expired", note: `ended ${rule.valid_to}` });
       continue;
@@ -171,7 +228,20 @@ export function selectAdjustment(rules: readonly RuleEntry[], req: AdjustmentReq
       continue;
     }
     const caveats = [...cond.caveats];
-    if ("unconfirmed" in scope && scope.unconfirmed) {
+    const qualifiers = (rule.scope.qualifiers ?? []).filter((q) =>
+      !nameTokens(q).every((t) => productTokens.some((p) => tokensMatch(t, p)))
+    );
+    if (qualifiers.length) {
+      caveats.push(
+        caveat(
+          "rule_qualifier_unconfirmed",
+          `${citeDoc(rule.source)} line ${rule.source.line} is limited to "${
+            qualifiers.join(", ")
+          }" («${rule.source.snippet}»); the product name does not confirm it`,
+        ),
+      );
+    }
+    if ("unconfirmed" in scope && scope.unconfirmed?.length) {
       caveats.push(
         caveat(
           "rule_category_unconfirmed",
@@ -300,6 +370,28 @@ function choose(considered: RuleConsideration[], unverifiable: number): Adjustme
     if (c.status === "condition_not_met") {
       findings.push(
         info("rule_condition_not_met", `Not applied ${c.rule.kind} ${citeDoc(c.rule.source)}: ${c.note}`),
+      );
+    }
+    if (c.status === "group_not_confirmed") {
+      // Said, never silently dropped: a caveat when the product's group is unknown (it may be
+      // in the rule's group after all), a note when its price list puts it in another group.
+      // A rule of another section of a document whose section for this product's group applied
+      // is surely not for it either.
+      const placed = chosen?.rule.scope.groups?.length && chosen.rule.source.doc_id === c.rule.source.doc_id;
+      const f = c.rule.scope.groups?.length && !/the product is in/.test(c.note) && !placed ? caveat : info;
+      findings.push(
+        f(
+          "rule_not_for_group",
+          `Not applied ${c.rule.kind} ${citeDoc(c.rule.source)} line ${c.rule.source.line}: ${c.note}`,
+        ),
+      );
+    }
+    if (c.status === "other_customer") {
+      findings.push(
+        info(
+          "rule_for_other_customer",
+          `Not applied ${c.rule.kind} ${citeDoc(c.rule.source)} line ${c.rule.source.line}: ${c.note}`,
+        ),
       );
     }
     if (

@@ -5,7 +5,10 @@
  *    inclusive). If nothing valid is left: gap (expired / not yet valid).
  * 2. Unit: with a requested unit only entries priced in that unit count; none -> gap unit
  *    mismatch, or gap "unit not stated" when the only candidates state no unit. Without a requested
- *    unit, entries in different units are a gap (which one was meant?). Units are never converted.
+ *    unit, entries in different units are a gap (which one was meant?). Units are converted only
+ *    when the document states the conversion ("1 box = 1.44 m²"): the price per requested unit is
+ *    the list price divided (or multiplied) by the stated factor, rounded half-up to 2 decimals,
+ *    and the quantity is converted back for tiers and the minimum order (caveat: converted).
  * 3. Currency: an entry without a stated currency is a gap.
  * 4. Conflict: entries agreeing on currency, unit, minimum order and every tier count as one
  *    price (all their documents are cited). Different prices: the one whose document declares the
@@ -22,7 +25,7 @@ import { cite, citeDoc, citeTier, describeTier } from "./cite.ts";
 import { caveat, type Finding, gap, info } from "./confidence.ts";
 import type { PriceListEntry, PriceTier } from "./entries.ts";
 import type { ProductIdentity } from "./index.ts";
-import { type Dec, dec, decToMoneyString, decToString } from "../money.ts";
+import { type Dec, dec, decToMoneyString, decToString, divRoundHalfUp, roundMoney } from "../money.ts";
 import { withinRange } from "./parse/dates.ts";
 
 export interface BasePrice {
@@ -34,6 +37,44 @@ export interface BasePrice {
   /** Every entry stating this price (several documents may agree). */
   entries: PriceListEntry[];
   valid_to: string | null;
+}
+
+/** A conversion the document states, turning a price per `unit` into one per the requested unit. */
+interface Conversion {
+  /** Price per requested unit = price x num / den; quantity in the priced unit = requested x den / num. */
+  num: Dec;
+  den: Dec;
+  text: string;
+  line: number;
+  snippet: string;
+}
+
+function conversionFor(e: PriceListEntry, requested: string): Conversion | null {
+  for (const c of e.conversions ?? []) {
+    const f = dec(c.factor);
+    if (f <= 0n) continue;
+    // 1 box = 1.44 m2, priced per box, asked per m2: per m2 = box price / 1.44.
+    if (c.unit === e.unit && c.to_unit === requested) {
+      return {
+        num: 10_000n,
+        den: f,
+        text: `1 ${c.unit} = ${c.factor} ${c.to_unit}`,
+        line: c.line,
+        snippet: c.snippet,
+      };
+    }
+    // 1 pallet = 40 bag, priced per bag, asked per pallet: per pallet = bag price x 40.
+    if (c.to_unit === e.unit && c.unit === requested) {
+      return {
+        num: f,
+        den: 10_000n,
+        text: `1 ${c.unit} = ${c.factor} ${c.to_unit}`,
+        line: c.line,
+        snippet: c.snippet,
+      };
+    }
+  }
+  return null;
 }
 
 export interface BasePriceResult {
@@ -132,6 +173,10 @@ export function selectBasePrice(identity: ProductIdentity, req: BasePriceRequest
     const unstated = valid.filter((e) => e.unit === null);
     aside(other, "unit_mismatch", (e) => `priced per ${e.unit}, requested ${req.unit}`);
     aside(unstated, "unit_not_stated", () => "the price list states no unit");
+    const convertible = other.map((e) => ({ e, c: conversionFor(e, req.unit!) })).filter((x) => x.c);
+    if (!same.length && convertible.length) {
+      return convertedPrice(identity, req, convertible[0].e, convertible[0].c!, findings, steps, set_aside);
+    }
     if (!same.length) {
       if (other.length) {
         findings.push(
@@ -257,6 +302,65 @@ export function selectBasePrice(identity: ProductIdentity, req: BasePriceRequest
     tiers: entry.tiers,
     entries: chosen,
     valid_to: validTo,
+  });
+}
+
+/** The base price of an entry in another unit, converted as its document states. */
+function convertedPrice(
+  _identity: ProductIdentity,
+  req: BasePriceRequest,
+  entry: PriceListEntry,
+  conv: Conversion,
+  findings: Finding[],
+  steps: string[],
+  set_aside: BasePriceResult["set_aside"],
+): BasePriceResult {
+  const others = set_aside.filter((a) => a.entry === entry);
+  for (const o of others) set_aside.splice(set_aside.indexOf(o), 1);
+  const out = (base: BasePrice | null): BasePriceResult => ({
+    base,
+    findings,
+    steps,
+    set_aside,
+    conflict: false,
+    currency: entry.currency,
+  });
+  if (!entry.currency) {
+    findings.push(gap("currency_not_stated", `No currency is stated for ${cite(entry.source)}`));
+    return out(null);
+  }
+  const qty = req.quantity === null ? null : (req.quantity * conv.num) / conv.den;
+  const tier = pickTier(entry, qty, findings);
+  if (!tier) return out(null);
+  const price = divRoundHalfUp(dec(tier.price) * conv.num, conv.den);
+  const rounded = roundMoney(price);
+  findings.push(
+    caveat(
+      "unit_converted",
+      `${
+        citeDoc(entry.source)
+      } prices this per ${entry.unit}; converted to per ${req.unit} with the document's «${conv.snippet}» (line ${conv.line})`,
+    ),
+  );
+  steps.push(
+    `List price ${decToMoneyString(dec(tier.price))} ${entry.currency} per ${entry.unit} (tier ${
+      describeTier(tier)
+    }) from ${citeTier(entry.source, tier)}; converted with ${conv.text} (line ${conv.line}): ${
+      decToMoneyString(rounded)
+    } ${entry.currency} per ${req.unit} (rounded half-up to 2 decimals)${
+      qty !== null && req.quantity !== null
+        ? `; quantity ${decToString(req.quantity)} ${req.unit} = ${decToString(qty)} ${entry.unit}`
+        : ""
+    }`,
+  );
+  return out({
+    price: rounded,
+    currency: entry.currency,
+    unit: req.unit,
+    tier,
+    tiers: entry.tiers,
+    entries: [entry],
+    valid_to: entry.valid_to,
   });
 }
 

@@ -64,8 +64,14 @@ export interface PriceListEntry {
   currency: string | null;
   /** Normalised unit the price is per (m2, piece, box, ...), or null when not stated. */
   unit: string | null;
-  /** Explicit minimum order quantity (a MOQ column), in `unit`. */
+  /** Explicit minimum order quantity (a MOQ column or a note), in `unit`. */
   min_order_qty: DecimalString | null;
+  /** Where a minimum order from a note (not a column) was read: line and text. */
+  min_order_source?: { line: number; snippet: string } | null;
+  /** The product group of the section heading the row stands under ("## Wall tiles"). */
+  product_group?: string | null;
+  /** Unit conversions the document states ("1 box = 1.44 m²"): 1 `unit` = factor `to_unit`. */
+  conversions?: UnitConversion[];
   /** Sorted by min_qty ascending; never empty. */
   tiers: PriceTier[];
   /** Validity declared in the document ("valid from", "valid until", "as of", "updated"). */
@@ -95,6 +101,26 @@ export interface RuleScope {
   sku_prefixes?: string[];
   /** Named collections / series ("the Grande collection"): the product name must carry one. */
   collections?: string[];
+  /**
+   * Product groups from the section heading the rule stands under ("## Adhesives and grouts" ->
+   * ["adhesives", "grouts"]): the product (its name or its price list's group) must be in one.
+   */
+  groups?: string[];
+  /** Qualifiers of a product group in parentheses ("Adhesives (cementitious)"): to be confirmed. */
+  qualifiers?: string[];
+  /**
+   * Customers the terms were agreed for ("customer Bauhaus Weber GmbH", "customer no. 4711"): the
+   * rule applies only to a lookup for one of them.
+   */
+  customers?: string[];
+}
+
+export interface UnitConversion {
+  unit: string;
+  to_unit: string;
+  factor: DecimalString;
+  line: number;
+  snippet: string;
 }
 
 /** A condition attached to a rule. */
@@ -116,6 +142,10 @@ interface RuleBase {
   conditions: RuleCondition[];
   valid_from: IsoDate | null;
   valid_to: IsoDate | null;
+  /** "10% + 5%": the percents compounded into `percent` (the effective one), in order. */
+  cascade?: DecimalString[];
+  /** "12% instead of 10%", "was 10%, now 12%": the old or reference rate the line names. */
+  replaces?: string[];
 }
 
 export interface DiscountRuleEntry extends RuleBase {
@@ -140,7 +170,25 @@ export interface PromotionEntry extends RuleBase {
 }
 
 export type RuleEntry = DiscountRuleEntry | ContractTermsEntry | PromotionEntry;
-export type PriceEntry = PriceListEntry | RuleEntry;
+
+/**
+ * A line of a price document that states an amount or a percentage the engine did not use: it
+ * is kept with the entries so that every lookup it may concern says so (lookup.ts), naming the
+ * document and line. `severity` "caveat": not understood (the lookup's confidence is at most
+ * medium); "info": understood as something that is not part of a unit price (freight, a minimum
+ * order value, a payment discount) and only mentioned.
+ */
+export interface UnparsedLineEntry {
+  kind: "unparsed_line";
+  source: SourceRef;
+  code: string;
+  reason: string;
+  severity: "caveat" | "info";
+  /** SKUs, company and group words the line names, to tell which lookups it may concern. */
+  mentions: string[];
+}
+
+export type PriceEntry = PriceListEntry | RuleEntry | UnparsedLineEntry;
 
 /** Something the parser skipped or rejected; `error` issues make validatePriceDocument fail. */
 export interface ParseIssue {
@@ -155,6 +203,8 @@ export interface ParsedPriceDocument {
   doc_id: string;
   doc_title: string;
   price_doc_type: PriceDocType;
-  entries: PriceEntry[];
+  entries: Array<PriceListEntry | RuleEntry>;
   issues: ParseIssue[];
+  /** Lines reported in `issues` as entries the lookup can warn with (stored with the entries). */
+  unparsed: UnparsedLineEntry[];
 }

@@ -9,7 +9,13 @@
  *   name tokens are identical when exactly one such identity exists (caveat: joined by name).
  * Name tokens are indexed for candidate generation; rules are kept as a list.
  */
-import type { ParsedPriceDocument, PriceEntry, PriceListEntry, RuleEntry } from "./entries.ts";
+import type {
+  ParsedPriceDocument,
+  PriceEntry,
+  PriceListEntry,
+  RuleEntry,
+  UnparsedLineEntry,
+} from "./entries.ts";
 import { manufacturerTokens, nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
 
 export interface ProductIdentity {
@@ -31,6 +37,10 @@ export interface PriceIndex {
   /** Index tokens of 5+ letters by length, for one-typo lookups. */
   readonly fuzzyVocabulary: ReadonlyMap<number, readonly string[]>;
   readonly rules: readonly RuleEntry[];
+  /** Lines the parser did not understand (or does not use in prices), for the lookup's warnings. */
+  readonly unparsed: readonly UnparsedLineEntry[];
+  /** Tokens of every manufacturer the documents name (to tell a line about another company). */
+  readonly companyTokens: ReadonlySet<string>;
 }
 
 function isParsedDocument(x: ParsedPriceDocument | PriceEntry): x is ParsedPriceDocument {
@@ -50,9 +60,19 @@ function identityOf(e: PriceListEntry, key: string): ProductIdentity {
 }
 
 export function buildPriceIndex(source: readonly (ParsedPriceDocument | PriceEntry)[]): PriceIndex {
-  const entries: PriceEntry[] = source.flatMap((x) => (isParsedDocument(x) ? x.entries : [x]));
+  const entries: PriceEntry[] = source.flatMap((x) =>
+    isParsedDocument(x) ? [...x.entries, ...(x.unparsed ?? [])] : [x]
+  );
   const lists = entries.filter((e): e is PriceListEntry => e.kind === "price_list");
-  const rules = entries.filter((e): e is RuleEntry => e.kind !== "price_list");
+  const rules = entries.filter((e): e is RuleEntry => e.kind !== "price_list" && e.kind !== "unparsed_line");
+  const unparsed = entries.filter((e): e is UnparsedLineEntry => e.kind === "unparsed_line");
+  const companyTokens = new Set<string>();
+  for (const e of lists) for (const t of manufacturerTokens(e.manufacturer ?? "")) companyTokens.add(t);
+  for (const r of rules) {
+    for (const m of [...r.scope.manufacturers, ...(r.scope.customers ?? [])]) {
+      for (const t of manufacturerTokens(m)) companyTokens.add(t);
+    }
+  }
 
   const bySku = new Map<string, ProductIdentity[]>();
   const nameOnly = new Map<string, ProductIdentity>();
@@ -124,7 +144,7 @@ export function buildPriceIndex(source: readonly (ParsedPriceDocument | PriceEnt
     if (list) list.push(t);
     else fuzzyVocabulary.set(t.length, [t]);
   }
-  return { identities, bySku, postings, fuzzyVocabulary, rules };
+  return { identities, bySku, postings, fuzzyVocabulary, rules, unparsed, companyTokens };
 }
 
 /** Index tokens equal to a query token or one typo away from it. */

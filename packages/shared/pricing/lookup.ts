@@ -16,7 +16,8 @@
  *     status:      used | matched (the product, but no price stated) | candidate | ambiguous | conflict | superseded | expired |
  *                  not_yet_valid | unit_mismatch | unit_not_stated | not_chosen | in_scope (a
  *                  rule for the product when no price could be stated) |
- *                  condition_not_met | condition_unverifiable | currency_mismatch,
+ *                  condition_not_met | condition_unverifiable | currency_mismatch |
+ *                  other_customer (contract terms for another customer, or none was given),
  *     note:        why, in words (or null) }
  * hints{}:
  *   { match_method (sku | name | none), sku_requested, sku_matched, manufacturer_requested,
@@ -30,12 +31,13 @@
  */
 import { type AdjustmentResult, type RuleLevel, selectAdjustment } from "./adjustments.ts";
 import { type BasePriceResult, selectBasePrice } from "./base_price.ts";
-import { type Finding, gap, hasGap } from "./confidence.ts";
+import { caveat, type Finding, gap, hasGap, info } from "./confidence.ts";
+import { citeDoc } from "./cite.ts";
 import type { ParsedPriceDocument, PriceDocType, PriceEntry } from "./entries.ts";
 import { buildPriceIndex, type PriceIndex } from "./index.ts";
 import { matchProduct } from "./match.ts";
 import { type Dec, decFromNumber } from "../money.ts";
-import { normalizeUnit } from "./normalize.ts";
+import { manufacturerTokens, nameTokens, normalizeUnit, skuKey } from "./normalize.ts";
 import { isIsoDate } from "./parse/dates.ts";
 import { composeProposal, type PriceProposal } from "./proposal.ts";
 
@@ -47,6 +49,11 @@ export interface PriceLookupInput {
   quantity?: number | null;
   unit?: string | null;
   product_id?: string | null;
+  /**
+   * The customer the price is for, when the quote or conversation names one: contract terms
+   * agreed for one customer apply only to lookups for that customer.
+   */
+  customer?: string | null;
   /** Today's date, `YYYY-MM-DD`, from the caller's clock. */
   today: string;
 }
@@ -112,7 +119,7 @@ export interface PriceLookupResult {
 }
 
 export const MAX_MATCHES = 25;
-const RULE_STRENGTH = { 5: 1, 4.5: 0.95, 4: 0.9, 3: 0.8, 2: 0.6, 1.5: 0.55, 1: 0.5 } as Record<
+const RULE_STRENGTH = { 5: 1, 4.5: 0.95, 4: 0.9, 3: 0.8, 2: 0.6, 1.5: 0.55, 1: 0.5, 0: 0.4 } as Record<
   number,
   number
 >;
@@ -154,16 +161,28 @@ export function lookupPrice(
   let adjustment: AdjustmentResult | null = null;
   if (identity) {
     base = selectBasePrice(identity, { quantity, unit, today: input.today });
+    const groups = [...new Set(identity.entries.map((e) => e.product_group).filter(Boolean))];
     adjustment = selectAdjustment(index.rules, {
       sku: identity.sku,
       manufacturer: identity.manufacturer ?? manufacturer,
-      product_name: [identity.product_name, productName].filter(Boolean).join(" "),
+      product_name: [identity.product_name, productName, ...groups].filter(Boolean).join(" "),
       currency: base.currency,
       unit: base.base?.unit ?? unit,
       quantity,
       today: input.today,
+      customer: clean(input.customer),
+      product_group: groups.length === 1 ? groups[0]! : null,
     });
   }
+  const unparsedFindings = relevantUnparsed(index, identity, {
+    sku: identity?.sku ?? sku,
+    manufacturer: identity?.manufacturer ?? manufacturer,
+    product_name: [identity?.product_name, productName].filter(Boolean).join(" "),
+    docs: new Set([
+      ...(identity?.entries.map((e) => e.source.doc_id) ?? []),
+      ...(adjustment?.considered.map((c) => c.rule.source.doc_id) ?? []),
+    ]),
+  });
   const { proposal, findings } = composeProposal({
     product_id: clean(input.product_id),
     product_name: productName || sku || "",
@@ -173,6 +192,7 @@ export function lookupPrice(
     base,
     adjustment,
     request_findings: requestFindings,
+    unparsed_findings: unparsedFindings,
   });
   const matches = buildMatches(match, base, adjustment, proposal.final_unit_price !== null);
   const counts = { price_list: 0, discount_rule: 0, contract_terms: 0, promotion: 0 };
@@ -222,6 +242,53 @@ export function lookupPrice(
     warnings: findings,
   };
   return { proposal, matches, hints };
+}
+
+/**
+ * Lines of the documents that were not understood (or are not used in prices) and may concern
+ * this lookup: a line of one of the documents the lookup used, or of a rule document, unless it
+ * names only other articles or other companies; a price list's line only when it is the
+ * product's price list or names the product. Not understood -> caveat (confidence at most
+ * medium); understood but not a unit price (freight, payment terms) -> info, for the product's
+ * own documents only.
+ */
+function relevantUnparsed(
+  index: PriceIndex,
+  identity: { sku: string | null } | null,
+  req: { sku: string | null; manufacturer: string | null; product_name: string; docs: Set<string> },
+): Finding[] {
+  if (!index.unparsed.length) return [];
+  const own = new Set<string>([
+    ...(req.sku ? [`sku:${skuKey(req.sku)}`] : []),
+    ...manufacturerTokens(req.manufacturer ?? ""),
+    ...nameTokens(req.product_name).filter((t) => t.length >= 4),
+  ]);
+  const out: Finding[] = [];
+  for (const u of index.unparsed) {
+    const sameDoc = req.docs.has(u.source.doc_id);
+    const skus = u.mentions.filter((m) => m.startsWith("sku:")).map((m) => m.slice(4));
+    const words = u.mentions.filter((m) => !m.startsWith("sku:"));
+    // A line naming article numbers is about those articles; otherwise about what its words name.
+    const namesProduct = skus.length
+      ? req.sku !== null &&
+        skus.some((k) => skuKey(req.sku!) === k || (k.length >= 3 && skuKey(req.sku!).startsWith(k)))
+      : words.some((m) => own.has(m));
+    const namesOther = skus.length > 0 || words.some((m) => index.companyTokens.has(m));
+    const relevant = namesProduct ||
+      (!namesOther && (sameDoc || (u.source.price_doc_type !== "price_list" && u.severity === "caveat")));
+    if (!relevant || (u.severity === "info" && !sameDoc && !namesProduct)) continue;
+    if (identity === null && !namesProduct) continue;
+    const where = `${citeDoc(u.source)} line ${u.source.line} («${u.source.snippet}»)`;
+    out.push(
+      u.severity === "caveat"
+        ? caveat(
+          "line_not_understood",
+          `${where} was not understood (${u.reason}); it may concern this product - check it`,
+        )
+        : info("line_not_used", `${where} is not part of the unit price: ${u.reason}`),
+    );
+  }
+  return out;
 }
 
 /** The price_lookup_matches stream chunk. */

@@ -9,8 +9,12 @@
  *                                tables (parse/table.ts, price_list.ts), prose price lines
  *                                (parse/prose_list.ts), rule lines (parse/rules.ts, scope.ts), and what
  *                                the document declares once (parse/context.ts: currency, unit, VAT,
- *                                validity, manufacturer). What is readable is kept; every line that
- *                                is not is a warning naming it; an error only when nothing is left.
+ *                                validity, manufacturer, customer, minimum-order notes, unit
+ *                                conversions, section headings). What is readable is kept; every line
+ *                                that is not is a warning naming it; an error only when nothing is left.
+ *   cover    parse/coverage.ts   every line carrying an amount or a percentage is understood or
+ *                                reported (the ingest answer's unparsed_lines; UnparsedLineEntry
+ *                                stored with the entries, named by the lookups it may concern).
  *   index    index.ts            entries -> product identities + token index + rules
  *   match    match.ts            request -> product (SKU, else fuzzy name narrowed by manufacturer)
  *   base     base_price.ts       product -> one list price (validity, unit, conflict, tier, MOQ)
@@ -37,7 +41,11 @@
  *      Promotions always have dates (ingest skips a promotion line without, naming the line).
  *   4. Conflicting list prices for one SKU: the document declaring the strictly latest "valid
  *      from" wins (medium confidence); otherwise no price.
- *   5. Units must agree exactly after normalising spellings (m² = m2 = sqm); no conversion.
+ *   5. Units must agree exactly after normalising spellings (m² = m2 = sqm = mq); converted only by
+ *      a conversion the document states ("1 box = 1.44 m²"), with a caveat.
+ *   7. Contract terms naming a customer apply only to a lookup for that customer (`customer`).
+ *   8. A cascade ("10% + 5%") is one rule with the compounded percent; the old rate of a
+ *      comparison ("12% instead of 10%") is not a rule. See docs/pricing.md.
  *   6. Quantity picks the tier with the greatest lower bound <= quantity; below an explicit
  *      minimum order, or below a first tier starting above 1, there is no price.
  *

@@ -1,7 +1,12 @@
 /**
  * Canonical forms for the identifiers prices are matched on: SKUs, units, currencies,
  * manufacturer names and product-name tokens. Units are only renamed to one spelling
- * (m² -> m2, pcs -> piece); nothing here converts between units.
+ * (m² -> m2, pcs -> piece, mq -> m2, Stk -> piece, Palette -> pallet, pièce -> piece, "square
+ * metre" -> m2); nothing here converts between units (a conversion the document states is read by
+ * parse/context.ts and applied by base_price.ts).
+ *
+ * "ml" is millilitre here; in Italian and French trade documents it is the running metre (metro
+ * lineare, mètre linéaire): parse/mod.ts re-reads it as "m" for such documents (see there).
  */
 
 /** Comparison key of an article number: case, spaces and punctuation do not count ("mp-100" = "MP 100"). */
@@ -19,7 +24,24 @@ const UNIT_SYNONYMS: Record<string, string> = {
   squaremeters: "m2",
   squaremetres: "m2",
   qm: "m2",
+  mq: "m2",
+  squarem: "m2",
+  mqs: "m2",
+  metroquadrato: "m2",
+  metriquadrati: "m2",
+  metriquadri: "m2",
+  quadratmeter: "m2",
+  metrecarre: "m2",
+  metrescarres: "m2",
   m3: "m3",
+  cubicm: "m3",
+  cubicmeters: "m3",
+  cubicmetres: "m3",
+  cum: "m3",
+  metrocubo: "m3",
+  metricubi: "m3",
+  kubikmeter: "m3",
+  metrecube: "m3",
   cbm: "m3",
   cubicmeter: "m3",
   cubicmetre: "m3",
@@ -31,6 +53,16 @@ const UNIT_SYNONYMS: Record<string, string> = {
   stk: "piece",
   stck: "piece",
   stuck: "piece",
+  stueck: "piece",
+  pz: "piece",
+  pzi: "piece",
+  pezzo: "piece",
+  pezzi: "piece",
+  cad: "piece",
+  cadauno: "piece",
+  cadauna: "piece",
+  unite: "piece",
+  unites: "piece",
   ea: "piece",
   each: "piece",
   unit: "piece",
@@ -44,19 +76,42 @@ const UNIT_SYNONYMS: Record<string, string> = {
   ctn: "box",
   ctns: "box",
   karton: "box",
+  kartons: "box",
+  scatola: "box",
+  scatole: "box",
+  bucket: "bucket",
+  buckets: "bucket",
+  pail: "bucket",
+  pails: "bucket",
+  eimer: "bucket",
+  secchio: "bucket",
+  secchi: "bucket",
+  seau: "bucket",
+  seaux: "bucket",
   pack: "pack",
   packs: "pack",
   pk: "pack",
   pkg: "pack",
   package: "pack",
+  confezione: "pack",
+  confezioni: "pack",
+  conf: "pack",
+  paket: "pack",
   bag: "bag",
   bags: "bag",
   sack: "bag",
   sacks: "bag",
+  sacco: "bag",
+  sacchi: "bag",
+  sac: "bag",
+  sacs: "bag",
+  sackware: "bag",
   kg: "kg",
   kgs: "kg",
   kilogram: "kg",
   kilograms: "kg",
+  kilo: "kg",
+  kilos: "kg",
   g: "g",
   t: "t",
   ton: "t",
@@ -69,6 +124,8 @@ const UNIT_SYNONYMS: Record<string, string> = {
   liter: "l",
   litres: "l",
   liters: "l",
+  litro: "l",
+  litri: "l",
   ml: "ml",
   m: "m",
   lm: "m",
@@ -84,43 +141,91 @@ const UNIT_SYNONYMS: Record<string, string> = {
   runningm: "m",
   runningmeter: "m",
   runningmetre: "m",
+  runningmetres: "m",
+  runningmeters: "m",
+  linearmeters: "m",
+  linearmetres: "m",
+  laufmeter: "m",
+  laufendermeter: "m",
+  laufendenmeter: "m",
+  linm: "m",
+  sqft: "ft2",
+  ft2: "ft2",
+  metro: "m",
+  metri: "m",
+  metrolineare: "m",
+  metrilineari: "m",
+  metrelineaire: "m",
+  metreslineaires: "m",
+  mlin: "m",
   pallet: "pallet",
   pallets: "pallet",
   pal: "pallet",
+  palette: "pallet",
+  paletten: "pallet",
+  palettes: "pallet",
+  bancale: "pallet",
+  bancali: "pallet",
   roll: "roll",
   rolls: "roll",
+  rolle: "roll",
+  rollen: "roll",
+  rotolo: "roll",
+  rotoli: "roll",
+  rouleau: "roll",
+  rouleaux: "roll",
   set: "set",
   sets: "set",
   pair: "pair",
   pairs: "pair",
 };
 
+/** Lower case, accents dropped, ² and ³ as digits ("Stück" -> "stuck", "m²" -> "m2"). */
+function unitKey(raw: string): string {
+  return raw.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/²/g, "2").replace(/³/g, "3")
+    .replace(/[^a-z0-9]/g, "");
+}
+
 /** Canonical unit ("m²" -> "m2", "Pcs." -> "piece"); unknown units are lower-cased as written. */
 export function normalizeUnit(raw: string): string | null {
   const s = raw.normalize("NFKC").toLowerCase().replace(/²/g, "2").replace(/³/g, "3")
     .replace(/^\s*(?:per|pro|je|\/)\s*/, "").trim();
   if (!s) return null;
-  const key = s.replace(/[^a-z0-9]/g, "");
-  return UNIT_SYNONYMS[key] ?? s.replace(/\s+/g, " ");
+  return UNIT_SYNONYMS[unitKey(s)] ?? s.replace(/\s+/g, " ");
 }
 
 /** True when the text is one of the known unit spellings (used to tell units from other words). */
 export function isKnownUnit(raw: string): boolean {
-  const key = raw.normalize("NFKC").toLowerCase().replace(/²/g, "2").replace(/³/g, "3").replace(
-    /[^a-z0-9]/g,
-    "",
-  );
-  return key in UNIT_SYNONYMS;
+  return unitKey(raw) in UNIT_SYNONYMS;
 }
 
-/** Currency markers recognised in amounts and headers. "$" is read as USD (documented choice). */
-export const CURRENCY_PATTERN = /€|\$|£|\b(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK|HUF|RON)\b|\beuros?\b|zł/gi;
+/**
+ * A unit as written after an amount, one word or a phrase of several ("square metre", "metro
+ * lineare", "laufender Meter", "mètre linéaire"): the phrases first, so that "per square metre"
+ * is not cut to "square".
+ */
+export const UNIT_PHRASE = String
+  .raw`(?:(?:square|sq\.?|running|linear|lin\.?|cubic|cu\.?)\s*(?:met(?:er|re)s?|m\b\.?)|met(?:ro|ri)\s+(?:quadrat[oi]|quadri|lineari?|lineare|cub[oi])|m[eè]tres?\s+(?:carr[eé]s?|lin[eé]aires?|cubes?)|laufende[rn]?\s+Meter|sq\.?\s*ft|[\p{L}²³][\p{L}\p{N}²³]*)`;
+
+/**
+ * Currency markers recognised in amounts and headers: symbols, ISO codes and the words people
+ * write ("euro", "Euro", "dollars", "pounds sterling", "Swiss francs", "SFr."). "$" and "dollars"
+ * are read as USD, "£" and "sterling" as GBP (documented choices); a bare "pounds" is not a
+ * currency (it is also a weight) and "Fr." alone is not either (French, francs?).
+ */
+export const CURRENCY_PATTERN =
+  /US\$|€|\$|£|\b(?:EUR|USD|GBP|CHF|PLN|CZK|SEK|NOK|DKK|HUF|RON)\b|\beuros?\b|\bdollars?\b|\bpounds?\s+sterling\b|\bsterling\b|\bSFr\.?|\bswiss\s+francs?\b|\bfrancs?\s+suisses?\b|zł/gi;
+
+/** The same markers as a regex source for use inside amount patterns (case spelt out, no i flag). */
+export const CURRENCY_MARK = String
+  .raw`US\$|€|\$|£|\bSFr\.|\b(?:EUR|USD|GBP|CHF|EURO|Euro|euro|Euros|euros|[Dd]ollars?|[Pp]ounds?\s+[Ss]terling|[Ss]terling|SFr|[Ss]wiss\s+[Ff]rancs?|[Ff]rancs?\s+[Ss]uisses?)\b`;
 
 function normalizeCurrency(marker: string): string | null {
-  const m = marker.trim().toLowerCase();
+  const m = marker.trim().toLowerCase().replace(/\s+/g, " ");
   if (m === "€" || m === "eur" || m === "euro" || m === "euros") return "EUR";
-  if (m === "$" || m === "usd") return "USD";
-  if (m === "£" || m === "gbp") return "GBP";
+  if (m === "$" || m === "usd" || m === "us$" || m === "dollar" || m === "dollars") return "USD";
+  if (m === "£" || m === "gbp" || m === "sterling" || /^pounds? sterling$/.test(m)) return "GBP";
+  if (m === "chf" || m === "sfr" || m === "sfr." || /franc/.test(m)) return "CHF";
   if (m === "zł" || m === "pln") return "PLN";
   if (/^[a-z]{3}$/.test(m)) return m.toUpperCase();
   return null;
@@ -160,6 +265,11 @@ const LEGAL_SUFFIXES = new Set([
   "group",
   "grupo",
   "gruppo",
+  "ek",
+  "sas",
+  "sarl",
+  "ohg",
+  "gesmbh",
 ]);
 
 /**

@@ -60,10 +60,17 @@ export interface ComposeInput {
   adjustment: AdjustmentResult | null;
   /** Findings of the request itself (e.g. an invalid quantity). */
   request_findings: Finding[];
+  /** Lines of the documents not understood that may concern this product (lookup.ts). */
+  unparsed_findings?: Finding[];
 }
 
 export function composeProposal(c: ComposeInput): { proposal: PriceProposal; findings: Finding[] } {
-  const findings: Finding[] = [...c.request_findings, ...c.match.findings, ...(c.base?.findings ?? [])];
+  const findings: Finding[] = [
+    ...c.request_findings,
+    ...c.match.findings,
+    ...(c.base?.findings ?? []),
+    ...(c.unparsed_findings ?? []),
+  ];
   const steps: string[] = [identificationStep(c.match, c.product_name)];
   const sources: SourceRef[] = [];
   const id = c.match.identity;
@@ -112,11 +119,24 @@ export function composeProposal(c: ComposeInput): { proposal: PriceProposal; fin
     } else if (chosen) {
       discount = dec((chosen.rule as { percent: string }).percent);
       final = applyDiscount(list, discount);
+      const cascade = chosen.rule.cascade;
+      const replaced = chosen.rule.replaces?.length
+        ? ` (it replaces the former ${chosen.rule.replaces.join(", ")}, which is not applied)`
+        : "";
       steps.push(
-        `Discount ${decToString(discount)}% from ${chosen.rule.kind} ${cite(chosen.rule.source)}: ${
-          whyChosen(c.adjustment)
-        }`,
+        `Discount ${decToString(discount)}% from ${chosen.rule.kind} ${
+          cite(chosen.rule.source)
+        }${replaced}: ${whyChosen(c.adjustment)}`,
       );
+      if (cascade?.length) {
+        steps.push(
+          `Cascade ${
+            cascade.map((p) => `${p}%`).join(" + ")
+          } compounded, each on the price after the one before: 1 - ${
+            cascade.map((p) => `(1 - ${p}/100)`).join(" x ")
+          } = ${decToString(discount)}% effective`,
+        );
+      }
       steps.push(
         `Final unit price = ${decToMoneyString(list)} x (1 - ${decToString(discount)}/100) = ${
           discountedExact(list, discount)

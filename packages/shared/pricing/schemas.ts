@@ -16,6 +16,11 @@ export const PriceLookupParamsSchema = z.object({
   unit: z.string().min(1).optional(),
   product_id: z.uuid().optional(),
   category_slug: z.literal("pricing").optional(),
+  /**
+   * Ours, beyond the spec's table (additive): the customer the price is for, when the quote or
+   * conversation names one. Contract terms agreed for one customer apply only to its lookups.
+   */
+  customer: z.string().min(1).max(200).optional(),
 });
 
 export const PriceProposalSchema = z.strictObject({

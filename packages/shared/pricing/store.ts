@@ -30,7 +30,7 @@ import { readPages } from "../supabase/postgrest.ts";
  * Version of what parsePriceDocument produces. Bump it with any change to the parser's output:
  * stored entries of another version are re-parsed before the next lookup, never used.
  */
-const PRICE_PARSER_VERSION = "pricing-parser/2";
+const PRICE_PARSER_VERSION = "pricing-parser/3";
 
 /** A database call failed (not a missing price, which is a result, not an error). */
 export class PriceStoreError extends Error {
@@ -113,7 +113,8 @@ function parsedRow(doc: KbPriceDoc, hash: string) {
     price_doc_type: doc.price_doc_type!,
     content_hash: hash,
     parser_version: PRICE_PARSER_VERSION,
-    entries: parsed.entries,
+    // The lines not understood travel with the entries, so that lookups can name them.
+    entries: [...parsed.entries, ...parsed.unparsed],
     issues: parsed.issues,
   };
 }

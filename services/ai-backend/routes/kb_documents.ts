@@ -14,7 +14,7 @@ import {
   documentFromPdfSchema,
   documentUpdateSchema,
 } from "@shared/kb/schemas.ts";
-import { checkPriceDocument } from "@shared/kb/pricing.ts";
+import { checkPriceDocument, type UnparsedLine } from "@shared/kb/pricing.ts";
 import { db, requireWorkspaceRole, WRITER_ROLES } from "@shared/auth/context.ts";
 import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { authorizeDocumentWrite, invisibleDocument } from "../kb/access.ts";
@@ -26,9 +26,17 @@ import { router } from "../env.ts";
 
 const tags = ["Knowledge base"];
 
-/** A price document must be readable by the pricing engine (a promotion needs its date range). */
-function checkPricing(priceDocType: string | null | undefined, content: string): string[] {
-  if (!priceDocType) return [];
+/**
+ * A price document must be readable by the pricing engine (a promotion needs its date range).
+ * The answer's `warnings` name each skipped line; `unparsed_lines` ({line, text, reason}, ours,
+ * additive) lists every line not understood or not used in prices (issue 32: every line with an
+ * amount or a percentage is understood or listed).
+ */
+function checkPricing(
+  priceDocType: string | null | undefined,
+  content: string,
+): { warnings: string[]; unparsed_lines: UnparsedLine[] } {
+  if (!priceDocType) return { warnings: [], unparsed_lines: [] };
   const r = checkPriceDocument(priceDocType, content);
   if (!r.ok) {
     throw HttpError.badRequest(
@@ -36,7 +44,7 @@ function checkPricing(priceDocType: string | null | undefined, content: string):
       r.errors.map((message) => ({ path: ["content"], message })),
     );
   }
-  return r.warnings;
+  return { warnings: r.warnings, unparsed_lines: r.unparsed_lines };
 }
 
 /** Runs a check of documents[i], naming the document in the error it throws. */
@@ -70,13 +78,13 @@ export function kbDocumentRoutes() {
     async (c) => {
       const body = c.req.valid("json");
       await authorizeDocumentWrite(c, body.workspace_id, body.category_id, body.price_doc_type);
-      const warnings = checkPricing(body.price_doc_type, body.content);
+      const checked = checkPricing(body.price_doc_type, body.content);
       const r = await upsertDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, {
         ...body,
         category_id: body.category_id ?? null,
         source: "api",
       }, { syncPrice: true });
-      return c.json({ ...r, warnings }, 200);
+      return c.json({ ...r, ...checked }, 200);
     },
   );
 
@@ -100,7 +108,7 @@ export function kbDocumentRoutes() {
       const body = c.req.valid("json");
       // Authorisation per distinct (category, priced) pair: the same checks as one document.
       const checked = new Set<string>();
-      const warnings: string[][] = [];
+      const warnings: Array<ReturnType<typeof checkPricing>> = [];
       for (const [i, d] of body.documents.entries()) {
         const pair = `${d.category_id ?? ""}|${d.price_doc_type ?? ""}`;
         if (!checked.has(pair)) {
@@ -123,7 +131,7 @@ export function kbDocumentRoutes() {
         })),
         { syncPrice: true },
       );
-      return c.json({ documents: results.map((r, i) => ({ ...r, warnings: warnings[i] })) }, 200);
+      return c.json({ documents: results.map((r, i) => ({ ...r, ...warnings[i] })) }, 200);
     },
   );
 
@@ -144,7 +152,7 @@ export function kbDocumentRoutes() {
       if (!title) {
         throw HttpError.badRequest("title is required when the PDF has no title and no filename is given");
       }
-      const warnings = checkPricing(body.price_doc_type, pdf.text);
+      const checked = checkPricing(body.price_doc_type, pdf.text);
       const r = await upsertDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, {
         workspace_id: body.workspace_id,
         title,
@@ -155,7 +163,7 @@ export function kbDocumentRoutes() {
         source: "pdf",
         metadata: { ...body.metadata, pdf: { filename: body.filename ?? null, pages: pdf.pages } },
       }, { syncPrice: true });
-      return c.json({ ...r, pages: pdf.pages, warnings }, 200);
+      return c.json({ ...r, pages: pdf.pages, ...checked }, 200);
     },
   );
 
@@ -205,10 +213,10 @@ export function kbDocumentRoutes() {
       const categoryId = patch.category_id !== undefined ? patch.category_id : current.category_id;
       const priceDocType = patch.price_doc_type !== undefined ? patch.price_doc_type : current.price_doc_type;
       await authorizeDocumentWrite(c, current.workspace_id, categoryId, priceDocType);
-      const warnings = checkPricing(priceDocType, patch.content ?? current.content);
+      const checked = checkPricing(priceDocType, patch.content ?? current.content);
       const r = await updateDocument({ db: db(c), embeddings: c.get("cfg").embeddings }, current, patch);
       await storePriceEntries(db(c), r.document);
-      return c.json({ ...r, warnings }, 200);
+      return c.json({ ...r, ...checked }, 200);
     },
   );
 

@@ -21,7 +21,9 @@ export const priceLookupTool: AgentTool<typeof PriceLookupParamsSchema> = {
     "Look up the price of a product in the workspace's Pricing documents (price lists, discount rules, " +
     "contract terms, promotions). Returns a price_proposal computed from those documents: list price, " +
     "discount, final unit price, total for the quantity, sources, reasoning and warnings. Give the product " +
-    "name as the user wrote it, and the SKU, manufacturer, quantity and unit when known.",
+    "name as the user wrote it, and the SKU, manufacturer, quantity and unit when known. Give the customer " +
+    "(the company the quote is for) whenever the quote or the conversation names one: contract terms agreed " +
+    "for one customer apply only when the lookup is for that customer.",
   schema: PriceLookupParamsSchema,
   roles: ["owner", "admin"],
   async run(ctx, input) {

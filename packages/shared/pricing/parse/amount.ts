@@ -9,9 +9,9 @@
  * the value is rejected rather than guessed. Spaces, no-break spaces and apostrophes group
  * thousands. At most four decimals are kept exactly; more is rejected.
  */
-import { currenciesIn, CURRENCY_PATTERN, normalizeUnit } from "../normalize.ts";
+import { currenciesIn, CURRENCY_MARK, CURRENCY_PATTERN, normalizeUnit, UNIT_PHRASE } from "../normalize.ts";
 import { type DecimalString } from "../entries.ts";
-import { decFromString, decToString } from "../../money.ts";
+import { decFromString, decToString, divRoundHalfUp } from "../../money.ts";
 
 /**
  * An amount with its currency, as written in prose ("12,50 €", "EUR 18.90 per bag", "$2,480.00",
@@ -22,10 +22,17 @@ import { decFromString, decToString } from "../../money.ts";
 const AMOUNT = String
   .raw`(?:\d{1,3}(?:['\u00a0\u202f ]\d{3})+(?:[.,]\d{1,4})?|\d(?:[\d.,]*\d)?)(?:[.,][-–])?`;
 
+/** Units written after "al", "a", "le", "la", "par", "à" ("€ 39,90 al mq", "12 € la pièce"). */
+const UNIT_AFTER_ARTICLE = String
+  .raw`(?:mq|m²|m2|m³|m3|pz|pezzo|pi[eè]ce|unit[eé]|ml|metro(?:\s+(?:quadrato|lineare|cubo))?|m[eè]tre(?:\s+(?:carr[eé]|lin[eé]aire|cube))?|kg|sacco|sac|confezione|scatola|box|bag|pallet|bancale|palette|rotolo|rouleau|Stk|St[uü]ck|litro|litre)(?![\p{L}\p{N}])`;
+/** The unit an amount is per: "/m²", "per square metre", "pro Stk", "al mq", "la pièce", "each". */
+const UNIT_TAIL_SOURCE = String
+  .raw`(?:\s*(?:\/|\bper\b|\bpro\b|\bje\b)\s*${UNIT_PHRASE}|\s+(?:al|alla|a|le|la|par|à)\s+${UNIT_AFTER_ARTICLE}|\s+each\b)`;
+
 export const MONEY_PATTERN = new RegExp(
   String
-    .raw`(?:(?:€|\$|£|\b(?:EUR|USD|GBP|CHF)\b)\s*${AMOUNT}|${AMOUNT}\s*(?:€|\$|£|\b(?:EUR|USD|GBP|CHF)\b))(?:\s*(?:\/|\bper\b|\bpro\b|\bje\b)\s*[\p{L}²³][\p{L}\p{N}²³]*)?`,
-  "gu",
+    .raw`(?:(?:${CURRENCY_MARK})\s*${AMOUNT}|${AMOUNT}\s*(?:${CURRENCY_MARK}))${UNIT_TAIL_SOURCE}?`,
+  "giu",
 );
 
 /** Which character separates decimals in a document. */
@@ -123,10 +130,15 @@ export function parseAmount(raw: string, style: SeparatorStyle | null = null): A
   if (currencies.length > 1) return { ok: false, reason: `several currencies in "${raw}"`, ambiguous: false };
   let rest = raw.replace(CURRENCY_PATTERN, " ");
   let unit: string | null = null;
-  const per = /(?:\/|\bper\b|\bpro\b|\bje\b)\s*([\p{L}\d²³ .]*?)\s*$/u.exec(rest);
+  const per =
+    /(?:\/|\bper\b|\bpro\b|\bje\b|\bal\b|\balla\b|\ba\b|\ble\b|\bla\b|\bpar\b|(?<=\s)à)\s*([\p{L}\d²³ .]*?)\s*$/iu
+      .exec(rest);
   if (per) {
     unit = normalizeUnit(per[1]);
     rest = rest.slice(0, per.index);
+  } else if (/\beach\s*$/i.test(rest)) {
+    unit = "piece";
+    rest = rest.replace(/\beach\s*$/i, "");
   }
   const n = parseNumber(rest, style);
   // Quote the amount as written (with its currency), so the warning can be found in the document.
@@ -164,6 +176,82 @@ export function findPercents(text: string): PercentMatch[] {
     out.push({ value: decToString(v), index: m.index!, length: m[0].length });
   }
   return out;
+}
+
+export interface DiscountMark extends PercentMatch {
+  /** "10% + 5%": the percents compounded, in order; `value` is the effective percent. */
+  cascade?: DecimalString[];
+  /** The effective percent needed more than 4 decimals and was rounded half-up. */
+  rounded?: boolean;
+}
+
+const PCT_NUM = String.raw`(\d{1,3}(?:[.,]\d{1,4})?)`;
+// "10% + 5%", "10 + 5 %", "50+10+5%", "10% + 5% + 2%": compounded discounts (sconto in cascata).
+const CASCADE = new RegExp(
+  String.raw`(?<![\d.,x×])${PCT_NUM}\s*(?:%|percent\b|per cent\b)?(?:\s*\+\s*${
+    PCT_NUM.replace("(", "(?:")
+  }\s*(?:%|percent\b|per cent\b)?)+`,
+  "gi",
+);
+// "12% instead of 10%", "statt 10%", "invece del 10%", "au lieu de 10 %", "was 10%": the
+// percent after such a word is the old or reference rate, not an offer of its own.
+export const REFERENCE_WORDS =
+  /(?:instead of|in place of|replacing|replaces|statt|anstatt|anstelle von|invece del(?:l[ao'])?|invece di|al posto del|au lieu de|was|previously|formerly|before|old(?: rate)?|vorher|bisher|prima|précédemment|avant|regular(?: price)?|list price|normally|reg\.)\s*:?\s*\(?$/i;
+
+/** Compounds percents: 1 - prod(1 - p/100), as a percent, exactly or rounded to 4 decimals. */
+export function compoundPercents(
+  parts: readonly DecimalString[],
+): { value: DecimalString; rounded: boolean } {
+  const ONE = 1_000_000n; // 100% in 1/10,000 of a percent
+  let num = 1n;
+  let den = 1n;
+  for (const p of parts) {
+    num *= ONE - decFromString(p)!;
+    den *= ONE;
+  }
+  // effective (in 1/10,000 %) = ONE x (den - num) / den
+  const exact = ONE * (den - num);
+  const value = divRoundHalfUp(exact, den);
+  return { value: decToString(value), rounded: exact % den !== 0n };
+}
+
+/**
+ * The discounts a text states, each once: a cascade ("10% + 5%") is one mark with its effective
+ * percent; a percent after "instead of" / "was" / "statt" ... is a reference, not a discount.
+ */
+export function findDiscounts(text: string): DiscountMark[] {
+  const out: DiscountMark[] = [];
+  const taken: Array<[number, number]> = [];
+  for (const m of text.matchAll(CASCADE)) {
+    const parts = [...m[0].matchAll(new RegExp(PCT_NUM, "g"))].map((x) => x[1]);
+    if (!/%|percent|per cent/i.test(m[0])) continue;
+    const values = parts.map((x) => decFromString(x.replace(",", ".")));
+    if (values.some((v) => v === null || v <= 0n || v >= 1_000_000n)) continue;
+    const cascade = values.map((v) => decToString(v!));
+    const eff = compoundPercents(cascade);
+    out.push({
+      value: eff.value,
+      index: m.index!,
+      length: m[0].length,
+      cascade,
+      rounded: eff.rounded || undefined,
+    });
+    taken.push([m.index!, m.index! + m[0].length]);
+  }
+  const parts = new Set(out.flatMap((c) => c.cascade ?? []));
+  for (const p of findPercents(text)) {
+    if (taken.some(([a, b]) => p.index >= a && p.index < b)) continue;
+    // "10% + 5% (the 5% is taken off the discounted price)": the explanation repeats a part.
+    if (parts.has(p.value)) continue;
+    out.push(p);
+  }
+  return out.filter((p) => !REFERENCE_WORDS.test(text.slice(0, p.index)))
+    .sort((a, b) => a.index - b.index);
+}
+
+/** Percents a text names as old or reference rates ("instead of 10%"). */
+export function findReferencePercents(text: string): PercentMatch[] {
+  return findPercents(text).filter((p) => REFERENCE_WORDS.test(text.slice(0, p.index)));
 }
 
 /** A discount cell: "15 %", "15%", or a bare "15" in a column already known to hold percents. */

@@ -26,7 +26,7 @@ import {
   type SeparatorStyle,
 } from "./amount.ts";
 import { parseProseList } from "./prose_list.ts";
-import { declarationAt, readDocumentContext, vatAt } from "./context.ts";
+import { declarationAt, extrasAt, readDocumentContext, vatAt } from "./context.ts";
 import {
   classifyColumns,
   column,
@@ -99,6 +99,9 @@ export function parsePriceList(doc: PriceDocumentInput): { entries: PriceListEnt
         continue;
       }
       const e = r.entry;
+      const extra = extrasAt(ctx, row.line, e, issues);
+      if (extra === null) continue;
+      Object.assign(e, extra);
       const id = e.sku
         ? `s:${skuKey(e.sku)}`
         : `n:${(e.product_name ?? "").toLowerCase()}|${manufacturerTokens(e.manufacturer ?? "").join(" ")}`;
@@ -116,6 +119,11 @@ export function parsePriceList(doc: PriceDocumentInput): { entries: PriceListEnt
     }
   }
   const prose = parseProseList(doc, lines, tableLines, ctx, style);
+  prose.entries = prose.entries.filter((e) => {
+    const extra = extrasAt(ctx, e.source.line, e, prose.issues);
+    if (extra) Object.assign(e, extra);
+    return extra !== null;
+  });
   entries.push(...prose.entries);
   issues.push(...prose.issues);
   return { entries, issues };

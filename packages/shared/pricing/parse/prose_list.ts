@@ -18,9 +18,9 @@
  * article, no article) is reported with its line, never guessed.
  */
 import type { ParseIssue, PriceDocumentInput, PriceListEntry, PriceTier } from "../entries.ts";
-import { declarationAt, type DocumentContext, vatAt } from "./context.ts";
+import { CURRENCY_DECL, declarationAt, type DocumentContext, vatAt } from "./context.ts";
 import { MONEY_PATTERN, parseAmount, parseQuantityRange, type SeparatorStyle } from "./amount.ts";
-import { findDateRange, findDates } from "./dates.ts";
+import { dateSpans, findDateRange } from "./dates.ts";
 import { normalizeUnit } from "../normalize.ts";
 import { isSkuShaped } from "./scope.ts";
 
@@ -60,10 +60,12 @@ export function parseProseList(
     const skip = (code: string, message: string) =>
       issues.push({ severity: "warning", code, message, line, snippet: raw.trim() });
     const plain = raw.replace(/\*\*|__|`/g, "").replace(/^\s*(?:#+|[-*+>•]|\d+[.)])\s+/, "").trim();
-    if (NOT_A_PRODUCT.test(plain)) return;
+    // Order-level lines and declarations ("All prices in EUR; minimum order value 250 EUR") are not
+    // product prices; their amounts are reported by coverage.ts.
+    if (NOT_A_PRODUCT.test(plain) || CURRENCY_DECL.exec(plain)?.index === 0) return;
     // Dates are not amounts: blank them (keeping offsets) before looking for prices.
     let text = plain;
-    for (const d of findDates(plain)) {
+    for (const d of dateSpans(plain)) {
       text = text.slice(0, d.index) + " ".repeat(d.length) + text.slice(d.index + d.length);
     }
     const found = [...text.matchAll(MONEY_PATTERN)].filter((m) =>

@@ -4,7 +4,14 @@
  * Each prose line (bullets, headings and emphasis stripped) that states a percent - or, in a
  * promotion, a price with a currency - yields one rule per percent/price; a line with several
  * ("10% on Mapei, 15% on Kerakoll") is cut between them, and a piece without its own scope takes
- * the line's. Scope and conditions: see scope.ts. Validity: the piece's own date range, else the
+ * the line's. Not separate rules: a cascade ("10% + 5%", "50+10%") is one rule whose percent is
+ * the compounded one (amount.ts findDiscounts); the old rate of a comparison ("12% instead of
+ * 10%", "was 10%, now 12%", "statt", "invece del", "au lieu de") is kept as `replaces`, so the
+ * line's conditions ("for orders from 50 bags") belong to its one rule; a payment discount
+ * ("2% Skonto", "cash discount", "sconto cassa") and a VAT rate are not price discounts (the line
+ * is reported as such). A section heading ("## Adhesives and grouts", "**Mapei**") gives the
+ * rules under it its product groups or manufacturer when they name none; "Customer: X" gives
+ * them their customer. Scope and conditions: see scope.ts. Validity: the piece's own date range, else the
  * line's, else the document's declaration (nearest above, else first below; see price_list.ts).
  * Tables with a manufacturer or SKU column and a discount (or, for promotions, price) column
  * yield one rule per row.
@@ -25,15 +32,18 @@ import type {
 import { currenciesIn, normalizeUnit } from "../normalize.ts";
 import {
   detectSeparatorStyle,
+  findDiscounts,
   findPercents,
+  findReferencePercents,
   MONEY_PATTERN as MONEY,
   parseAmount,
   parsePercentCell,
+  REFERENCE_WORDS,
   type SeparatorStyle,
 } from "./amount.ts";
-import { findDateRange, findDates, parseDate } from "./dates.ts";
-import { declarationAt, readDocumentContext } from "./context.ts";
-import { extractConditions, extractScope, isEmptyScope } from "./scope.ts";
+import { dateSpans, findDateRange, parseDate } from "./dates.ts";
+import { declarationAt, readDocumentContext, sectionOf } from "./context.ts";
+import { companyNotRead, extractConditions, extractScope, isCategoryWord, isEmptyScope } from "./scope.ts";
 import { classifyColumns, column, isBlankCell, readMarkdownTables } from "./table.ts";
 
 interface Piece {
@@ -41,6 +51,7 @@ interface Piece {
   text: string;
   percent: DecimalString | null;
   money: string | null;
+  cascade?: DecimalString[];
 }
 
 interface Draft {
@@ -51,6 +62,24 @@ interface Draft {
   money: string | null;
   from: string | null;
   to: string | null;
+  cascade?: DecimalString[];
+  replaces?: string[];
+  /** A company with a legal form the scope reader could not place: reported, never widened. */
+  unreadCompany?: string | null;
+}
+
+/** "2% Skonto", "3% cash discount", "sconto cassa 2%", "escompte 2 %": a payment term, not a price discount. */
+const PAYMENT_TERM =
+  /\b(?:skonto|cash discount|early[- ]payment discount|prompt[- ]payment discount|sconto cassa|escompte)\b/i;
+/** "IVA 22%", "VAT 20%", "MwSt. 19 %", "TVA 20 %": a tax rate. */
+const TAX_WORDS = /\b(?:vat|iva|mwst|ust|tva|gst|sales tax|mehrwertsteuer)\b/i;
+
+/** Percents of a line that are payment terms or tax rates (their offsets). */
+function nonDiscountPercents(line: string): Array<{ index: number; length: number }> {
+  return findPercents(line).filter((p) => {
+    const around = line.slice(Math.max(0, p.index - 25), p.index + p.length + 25);
+    return PAYMENT_TERM.test(around) || TAX_WORDS.test(around);
+  });
 }
 
 /** Blanks out spans so that later extractors do not read their digits or words again. */
@@ -62,18 +91,21 @@ function blank(text: string, spans: Array<{ index: number; length: number }>): s
 
 /** Cuts a line so that each piece holds one percent or price. */
 function splitPieces(line: string, isPromotion: boolean): Piece[] {
+  const excluded = nonDiscountPercents(line);
   const marks = [
-    ...findPercents(line).map((p) => ({ index: p.index, length: p.length, percent: p.value, money: null })),
+    ...findDiscounts(line).filter((p) =>
+      !excluded.some((x) => x.index >= p.index && x.index < p.index + p.length)
+    )
+      .map((p) => ({ index: p.index, length: p.length, percent: p.value, money: null, cascade: p.cascade })),
     // "9,90 € instead of 12,50 €": the reference price is not an offer of its own.
     ...(isPromotion ? [...line.matchAll(MONEY)] : []).filter((m) =>
-      !/(?:instead of|statt|was|regular(?: price)?|list price|normally|reg\.)\s*:?\s*\(?$/i.test(
-        line.slice(0, m.index),
-      )
+      !REFERENCE_WORDS.test(line.slice(0, m.index))
     ).map((m) => ({
       index: m.index!,
       length: m[0].length,
       percent: null,
       money: m[0],
+      cascade: undefined,
     })),
   ].sort((a, b) => a.index - b.index);
   const pieces: Piece[] = [];
@@ -86,7 +118,13 @@ function splitPieces(line: string, isPromotion: boolean): Piece[] {
       const sep = Math.max(between.lastIndexOf(";"), between.lastIndexOf(","), between.lastIndexOf(" and "));
       end = sep >= 0 ? m.index + m.length + sep : next.index;
     }
-    pieces.push({ start, text: line.slice(start, end), percent: m.percent, money: m.money });
+    pieces.push({
+      start,
+      text: line.slice(start, end),
+      percent: m.percent,
+      money: m.money,
+      ...(m.cascade ? { cascade: m.cascade } : {}),
+    });
     start = end;
   });
   return pieces;
@@ -111,20 +149,39 @@ export function parseRuleDocument(doc: PriceDocumentInput): { entries: RuleEntry
     snippet,
   });
 
+  // Section headings: "## Adhesives and grouts" (groups), "## Mapei" (a manufacturer).
+  let section: RuleScope | null = null;
+  const sectionAt = new Map<number, RuleScope | null>();
+  lines.forEach((raw, i) => {
+    const line = i + 1;
+    if (tableLines.has(line) || !raw.trim()) return;
+    const head = /^\s*(#{1,6})\s+(.+?)\s*#*\s*$/.exec(raw) ?? /^\s*(\*\*|__)([^*_]+?)\1\s*:?\s*$/.exec(raw);
+    if (head && !findPercents(head[2]).length && !matchSpans(head[2], MONEY).length) {
+      section = readSection(head[2]);
+    }
+    sectionAt.set(line, section);
+  });
+
   lines.forEach((raw, i) => {
     const line = i + 1;
     if (tableLines.has(line) || !raw.trim()) return;
     const plain = raw.replace(/\*\*|__|`/g, "").replace(/^\s*(?:#+|[-*+>]|\d+[.)])\s+/, "");
-    const dates = findDates(plain);
+    const dates = dateSpans(plain);
     const undated = blank(plain, dates);
     const pieces = splitPieces(undated, isPromotion);
     if (!pieces.length) return;
     const lineRange = findDateRange(plain);
-    const lineScope = extractScope(blank(undated, [...findPercents(undated), ...matchSpans(undated, MONEY)]));
+    const amounts = (t: string) => [...findPercents(t), ...matchSpans(t, MONEY)];
+    const lineCleaned = blank(undated, amounts(undated));
+    const lineScope = extractScope(lineCleaned);
+    const sectionScope = sectionAt.get(line) ?? null;
     for (const p of pieces) {
-      const cleaned = blank(p.text, [...findPercents(p.text), ...matchSpans(p.text, MONEY)]);
+      const cleaned = blank(p.text, amounts(p.text));
       let scope = extractScope(cleaned);
-      if (isEmptyScope(scope)) scope = lineScope;
+      if (isEmptyScope(scope)) scope = { ...lineScope, customers: scope.customers ?? lineScope.customers };
+      if (!scope.customers && lineScope.customers) scope = { ...scope, customers: lineScope.customers };
+      if (!scope.customers) delete scope.customers;
+      if (sectionScope) scope = withSection(scope, sectionScope);
       // blank() keeps lengths, so the piece's offsets in `undated` are its offsets in `plain`.
       const ownRange = findDateRange(plain.slice(p.start, p.start + p.text.length));
       const range = ownRange ?? lineRange ?? declarationAt(ctx.validity, line)?.value ?? null;
@@ -142,6 +199,9 @@ export function parseRuleDocument(doc: PriceDocumentInput): { entries: RuleEntry
         money: p.money,
         from: range?.from ?? null,
         to: range?.to ?? null,
+        ...(p.cascade ? { cascade: p.cascade } : {}),
+        replaces: findReferencePercents(p.text).map((r) => `${r.value}%`),
+        unreadCompany: companyNotRead(cleaned, scope) ?? companyNotRead(lineCleaned, scope),
       });
     }
   });
@@ -178,14 +238,54 @@ export function parseRuleDocument(doc: PriceDocumentInput): { entries: RuleEntry
           all: everything,
         },
         conditionsText: minQty ? `from ${minQty}` : "",
-        percent: pctCol ? parsePercentCell(cell(r, pctCol) ?? "") : null,
+        ...tablePercent(pctCol ? cell(r, pctCol) : null),
         money: priceCol ? cell(r, priceCol) : null,
         from: range?.from ?? null,
         to: range?.to ?? null,
       });
     }
   }
-  return finish(doc, drafts, ctx.manufacturer, style, isPromotion);
+  return finish(doc, drafts, ctx, style, isPromotion);
+}
+
+/** A discount cell: "15 %", "15", "10 + 5 %" (a cascade: the effective percent, parts kept). */
+function tablePercent(text: string | null): { percent: DecimalString | null; cascade?: DecimalString[] } {
+  if (!text) return { percent: null };
+  const found = findDiscounts(text);
+  if (found.length === 1 && found[0].cascade) return { percent: found[0].value, cascade: found[0].cascade };
+  return { percent: parsePercentCell(text) };
+}
+
+/** A section heading's scope: manufacturers it names, else the product groups it names. */
+function readSection(heading: string): RuleScope | null {
+  const text = heading.replace(/\*\*|__|`/g, "").replace(/[([].*?[)\]]/g, " ").replace(/[:–—-]+\s*$/, "")
+    .trim();
+  const group = sectionOf(`## ${text}`);
+  const grouped = group !== null && group !== undefined && group.split(/[\s,&/]+/).some(isCategoryWord);
+  const scope = extractScope(`${text}:`);
+  if (scope.manufacturers.length || scope.collections?.length) {
+    return { ...scope, product_keywords: [], all: false, skus: [] };
+  }
+  if (!group || !grouped) return null;
+  const groups = group.split(/\s*(?:,|&|\/|\band\b|\bund\b|\be\b|\bet\b|\bor\b|\boder\b|\bo\b|\bou\b)\s*/)
+    .filter((g) => g.length > 2);
+  return groups.length ? { skus: [], manufacturers: [], product_keywords: [], all: false, groups } : null;
+}
+
+/** A rule under a section heading takes the heading's manufacturer or groups when it names none. */
+function withSection(scope: RuleScope, section: RuleScope): RuleScope {
+  const out = { ...scope };
+  const ownProducts = scope.skus.length || scope.sku_prefixes?.length || scope.collections?.length;
+  if (!ownProducts && !scope.manufacturers.length && section.manufacturers.length) {
+    out.manufacturers = section.manufacturers;
+    if (section.collections?.length) out.collections = section.collections;
+    out.all = false;
+  }
+  if (!ownProducts && !scope.product_keywords.length && section.groups?.length) {
+    out.groups = section.groups;
+    out.all = false;
+  }
+  return out;
 }
 
 function matchSpans(text: string, re: RegExp) {
@@ -195,7 +295,7 @@ function matchSpans(text: string, re: RegExp) {
 function finish(
   doc: PriceDocumentInput,
   drafts: Draft[],
-  manufacturerDecls: Array<{ line: number; value: string }>,
+  ctx: ReturnType<typeof readDocumentContext>,
   style: SeparatorStyle | null,
   isPromotion: boolean,
 ): { entries: RuleEntry[]; issues: ParseIssue[] } {
@@ -205,9 +305,27 @@ function finish(
     const issue = (severity: ParseIssue["severity"], code: string, message: string) =>
       issues.push({ severity, code, message, line: d.source.line, snippet: d.source.snippet });
     let scope = d.scope;
-    if (isEmptyScope(scope)) {
-      const declared = declarationAt(manufacturerDecls, d.source.line);
+    if (
+      isEmptyScope(scope) ||
+      (!scope.manufacturers.length && !scope.skus.length && scope.customers?.length && !scope.all)
+    ) {
+      const declared = declarationAt(ctx.manufacturer, d.source.line);
       if (declared) scope = { ...scope, manufacturers: [declared.value] };
+    }
+    if (!scope.customers?.length) {
+      const customer = declarationAt(ctx.customer, d.source.line);
+      if (customer) {
+        const named = extractScope(`customer ${customer.value}`).customers ?? [customer.value];
+        scope = { ...scope, customers: named };
+      }
+    }
+    if (d.unreadCompany) {
+      issue(
+        "warning",
+        "scope_not_recognised",
+        `names a company ("${d.unreadCompany}") that could not be read as a manufacturer or a customer; skipped rather than applied to all products (write e.g. "Manufacturer: Ceramiche Rossi S.p.A." above the rule)`,
+      );
+      continue;
     }
     if (d.percent === null && d.money === null) {
       issue("warning", "no_amount", "row has no discount percent or price; skipped");
@@ -222,7 +340,13 @@ function finish(
       continue;
     }
     const conditions = extractConditions(d.conditionsText, style);
-    const base = { source: d.source, scope, conditions };
+    const base = {
+      source: d.source,
+      scope,
+      conditions,
+      ...(d.cascade ? { cascade: d.cascade } : {}),
+      ...(d.replaces?.length ? { replaces: d.replaces } : {}),
+    };
     if (!isPromotion) {
       entries.push({
         ...base,

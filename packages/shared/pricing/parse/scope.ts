@@ -15,6 +15,15 @@
  * - a lower-case word right after a manufacturer or `all` ("Marazzi tiles", "all adhesives") is a
  *   product keyword narrowing the rule;
  * - everything: `all products / items / articles / orders`, `storewide`, `on everything`, ...
+ *   ("Ceramiche Rossi S.p.A. all products" is every product of that company, never of all);
+ * - company names keep their legal form and punctuation (S.p.A., S.r.l., GmbH & Co. KG, S.A.,
+ *   Ltd., Inc.): the name is the company's; a legal form whose name cannot be read makes the scope
+ *   unreadable (companyNotRead), so the rule is reported, never widened;
+ * - customers: `customer X`, `client X`, `Kunde X`, `cliente X`, `for our customer X`, `customer
+ *   no. 4711` - a contract for one customer, applied only to lookups for that customer;
+ * - product groups: a category word ("Adhesives", "Fliesen", "piastrelle") is a product keyword,
+ *   not a name, capitalised or not; a qualifier in parentheses ("Adhesives (cementitious)") is
+ *   kept as a qualifier the product name should confirm;
  * Conditions: `above / over / more than / > N unit` (exclusive) and `from / at least / min /
  * >= N unit` (inclusive) become min_quantity; `if`, `provided`, `subject to`, `only for`,
  * `except`, `excluding`, `payment ...`, and order-value thresholds stay verbatim text.
@@ -33,7 +42,10 @@ const NOT_NAMES = new Set(
     "price prices product products everything storewide total vat min minimum max maximum only excl incl payment " +
     "delivery free extra additional customer customers dealer dealers trade project projects new standard " +
     "general rebate rule rules terms condition conditions manufacturer brand supplier vendor quantity qty " +
-    "applies apply rabatt aktion angebot alle gültig bis ab"
+    "applies apply rabatt aktion angebot alle gültig bis ab sconto sconti remise remises kunde kunden cliente " +
+    "client clients condizioni konditionen sonderrabatt sonderkondition sonderkonditionen prodotti produkte " +
+    "artikel tutti tutta gamma sortiment promozione offerta offre listino preisliste tarif prix prezzi prezzo " +
+    "preise preis netto brutto valido valida dal al fino vom du au agreed terms special cascade"
   ).split(" "),
 );
 const GENERIC_NOUNS =
@@ -46,6 +58,54 @@ const KEYWORD_STOP = new Set(
     "supplier suppliers vendor vendors sku skus article code item"
   ).split(" "),
 );
+
+/** Product-group words: a keyword even when capitalised ("Adhesives: 5%"), never a company. */
+const CATEGORY_WORDS = new Set(
+  (
+    "adhesive adhesives tile tiles grout grouts primer primers sealant sealants membrane membranes profile " +
+    "profiles screed screeds mortar mortars tool tools accessory accessories porcelain ceramics ceramic " +
+    "stoneware mosaic mosaics paint paints insulation board boards panel panels pipe pipes fitting fittings " +
+    "waterproofing cladding flooring laminate parquet sanitary trims trim underlay levelling " +
+    "fliesen fliese kleber fliesenkleber fugenmörtel fugenmortel profile zubehör zubehor abdichtung grundierung " +
+    "platten mörtel estrich piastrelle adesivi collanti collante stucchi stucco profili accessori gres ceramica " +
+    "mosaici pavimenti rivestimenti carrelage carreaux colles colle joints profilés profiles accessoires " +
+    "peintures mortiers wall floor outdoor indoor paving pavers slabs bricks cement plaster gypsum drywall " +
+    "silicone silicones grouting mosaico listelli battiscopa skirting sanitaryware bathroom kitchen glue " +
+    "glues putty fillers filler rasanti intonaci pflaster klebstoff dichtstoff spachtel wandfliesen " +
+    "bodenfliesen feinsteinzeug"
+  ).split(" "),
+);
+
+/** Whether a word names a product group (tiles, adhesives, Fliesen, piastrelle, ...). */
+export function isCategoryWord(word: string): boolean {
+  return CATEGORY_WORDS.has(word.toLowerCase());
+}
+
+/**
+ * Legal forms written with dots or spaces, read as one word so that the name keeps them
+ * ("Ceramiche Rossi S.p.A." -> "Ceramiche Rossi SpA", "Müller GmbH & Co. KG" -> "Müller GmbH & Co KG").
+ */
+const LEGAL_FORMS: Array<[RegExp, string]> = [
+  [/,?\s+S\.\s?p\.\s?A\.?(?=\s|$|[,:;)])/gi, " SpA"],
+  [/,?\s+S\.\s?r\.\s?l\.?(?=\s|$|[,:;)])/gi, " Srl"],
+  [/,?\s+S\.\s?a\.\s?s\.?(?=\s|$|[,:;)])/gi, " Sas"],
+  [/,?\s+S\.\s?à\s?r\.\s?l\.?(?=\s|$|[,:;)])/gi, " Sarl"],
+  [/,?\s+S\.\s?A\.?(?=\s|$|[,:;)])/g, " SA"],
+  [/,?\s+S\.\s?L\.?(?=\s|$|[,:;)])/g, " SL"],
+  [/,?\s+B\.\s?V\.?(?=\s|$|[,:;)])/g, " BV"],
+  [/,?\s+N\.\s?V\.?(?=\s|$|[,:;)])/g, " NV"],
+  [/,?\s+e\.\s?K\.?(?=\s|$|[,:;)])/g, " eK"],
+  [/\s+&\s+Co\.(?=\s|$|[,:;)])/g, " & Co"],
+  [/,\s+(Inc|Ltd|LLC|plc|Corp|SpA|Srl|GmbH|AG|SA|SL|BV|NV|SARL|SAS)\b\.?/g, " $1"],
+  [/\b(Inc|Ltd|Corp|Co)\.(?=\s|$|[,:;)])/g, "$1"],
+];
+const LEGAL_FORM_WORD =
+  /\b(?:SpA|Srl|Sas|Sarl|SA|SL|BV|NV|eK|GmbH|AG|KG|Ltd|Limited|Inc|LLC|plc|PLC|Corp|SARL|SAS|OHG|Oy|AB|AS|A\/S)\b/;
+
+/** The text with legal forms written as one word (offsets change; names are read from it). */
+export function normalizeLegalForms(text: string): string {
+  return LEGAL_FORMS.reduce((t, [re, to]) => t.replace(re, to), text);
+}
 
 const NAME = String.raw`([\p{Lu}][\p{L}\p{N}&'’-]*(?:\s+(?:&\s+)?[\p{Lu}][\p{L}\p{N}&'’-]*)*)`;
 const NAME_LIST = String
@@ -61,13 +121,24 @@ const NAME_TRIGGERS = [
     })s?\s*[:\-–]?\s*${NAME_LIST}`,
     "gu",
   ),
-  new RegExp(String.raw`\b(?:${cap("with|off|on|for|from|of")})\s+(?:all\s+|the\s+)?${NAME_LIST}`, "gu"),
+  new RegExp(
+    String.raw`\b(?:${
+      cap("with|off|on|for|from|of|su|sui|sulla|per|di|dei|auf|für|von|sur|pour|sconto")
+    })\s+(?:all\s+|the\s+|tutti\s+i\s+prodotti\s+|tutta\s+la\s+gamma\s+|alle\s+|tous\s+les\s+produits\s+|toute\s+la\s+gamme\s+)?${NAME_LIST}`,
+    "gu",
+  ),
   new RegExp(String.raw`\b[Aa]ll\s+${NAME_LIST}`, "gu"),
   new RegExp(String.raw`^\s*${NAME}\s*:`, "gu"),
   new RegExp(String.raw`${NAME}\s+(?=(?:products?|items?|articles?|goods|range|collection)\b)`, "gu"),
+  // "Ceramiche Rossi SpA all products: 10%", "Mapei adhesives: 12%", "Fliesen Müller GmbH, all items".
+  new RegExp(
+    String
+      .raw`^\s*${NAME}(?![\p{L}\p{N}&'’-])(?=\s*[,:;–-]?\s*(?:all|every|alle|tutti|tutta|tous|toutes?)\b|\s+\p{Ll}[\p{L}-]+(?:\s+\p{Ll}[\p{L}-]+)?\s*[:–-])`,
+    "gu",
+  ),
 ];
 const ALL_SCOPE =
-  /\b(?:all|every|any|entire|whole)\s+(?:products|items|articles|goods|orders|purchases|catalog(?:ue)?|range|assortment|materials)\b|\bstorewide\b|\bsitewide\b|\bacross the board\b|\bon everything\b|\beverything\b|\bgeneral discount\b|\ball manufacturers\b/i;
+  /\b(?:all|every|any|entire|whole)\s+(?:products|items|articles|goods|orders|purchases|catalog(?:ue)?|range|assortment|materials)\b|\bstorewide\b|\bsitewide\b|\bacross the board\b|\bon everything\b|\beverything\b|\bgeneral discount\b|\ball manufacturers\b|\balle\s+(?:Produkte|Artikel)\b|\bgesamte[sn]?\s+Sortiment\b|\btutti\s+i\s+prodotti\b|\btutta\s+la\s+gamma\b|\btous\s+les\s+produits\b|\btoute\s+la\s+gamme\b/i;
 const SKU_LIST =
   /\b(?:skus?|art(?:icle)?s?\.?\s*(?:no|nr|number)?s?\.?|item\s*(?:no|nr|number|code)s?\.?|product\s+codes?|codes?)\s*[:#]?\s*([A-Z0-9][\w./-]*\d[\w./-]*(?:\s*(?:,|\band\b|&)\s*[A-Z0-9][\w./-]*\d[\w./-]*)*)/gi;
 
@@ -79,7 +150,34 @@ function cleanName(raw: string): string | null {
     words.pop();
   }
   const name = words.join(" ").replace(/[’'-]+$/, "");
+  if (words.length && words.every((w) => CATEGORY_WORDS.has(w.toLowerCase()))) return null;
   return name && !/^\d/.test(name) ? name : null;
+}
+
+// "for our customer Bauhaus Weber GmbH", "Kunde: Müller Bau GmbH", "cliente Edil Rossi Srl",
+// "customer no. 4711": a contract for one customer.
+const CUSTOMER = new RegExp(
+  String
+    .raw`\b(?:[Ff]or\s+|[Ww]ith\s+|[Ff]ür\s+|[Pp]er\s+(?:il\s+)?|[Pp]our\s+(?:le\s+)?|[Aa]greed with\s+)?(?:(?:our|unseren?|il nostro|notre)\s+)?(?:${
+    cap("customer|cliente|client|kunden|kunde|buyer|abnehmer")
+  })(?![\p{L}])(?:\s*(?:no\.?|nr\.?|number|#|nummer)\s*[:#]?\s*([A-Z0-9][\w-]*\d[\w-]*))?\s*[:\-–]?\s*(?:${NAME})?(?:\s*\(\s*(?:${
+    cap("customer|client|kunde|kunden|cliente")
+  })?\s*(?:no\.?|nr\.?|number|#|nummer)?\s*[:#]?\s*([A-Z0-9][\w-]*\d[\w-]*)\s*\))?`,
+  "gu",
+);
+
+/** Customers a text names, and the text with them blanked (so they are not read as manufacturers). */
+export function extractCustomers(text: string): { customers: string[]; rest: string } {
+  const customers: string[] = [];
+  const rest = text.replace(
+    CUSTOMER,
+    (m, id1: string | undefined, name: string | undefined, id2: string | undefined) => {
+      const found = [name ? cleanName(name) : null, id1, id2].filter((v): v is string => !!v);
+      for (const v of found) if (!customers.includes(v)) customers.push(v);
+      return found.length ? " ".repeat(m.length) : m;
+    },
+  );
+  return { customers, rest };
 }
 
 /** An article number as suppliers write one: capitals/digits, with a digit and a letter or dash. */
@@ -113,8 +211,12 @@ const COLLECTION = new RegExp(
   "gu",
 );
 
-export function extractScope(text: string): RuleScope {
+export function extractScope(input: string): RuleScope {
+  const { customers, rest: text0 } = extractCustomers(normalizeLegalForms(input));
+  let text = text0;
   const skus = new Set<string>();
+  const qualifiers: string[] = [];
+  const parenGroups: string[] = [];
   const prefixes: string[] = [];
   const collections: string[] = [];
   const lead = LEADING_SKU.exec(text);
@@ -128,6 +230,16 @@ export function extractScope(text: string): RuleScope {
     skus.add(sku);
     return " ".repeat(m.length);
   });
+  // "Adhesives (cementitious): 5%": the group is the word before, the bracket qualifies it.
+  text = text.replace(
+    /([\p{L}][\p{L}-]+)\s*\(([^()%€$£\d][^()]*)\)/gu,
+    (m, group: string, q: string) => {
+      if (!CATEGORY_WORDS.has(group.toLowerCase())) return m;
+      parenGroups.push(group.toLowerCase());
+      qualifiers.push(q.trim().toLowerCase());
+      return group + " ".repeat(m.length - group.length);
+    },
+  );
   text = text.replace(SKU_PREFIX, (m, a: string | undefined, b: string | undefined) => {
     prefixes.push((a ?? b)!);
     return " ".repeat(m.length);
@@ -169,6 +281,18 @@ export function extractScope(text: string): RuleScope {
     const w = m[1];
     if (/^[a-z]/.test(w) && !KEYWORD_STOP.has(w) && !GENERIC_NOUNS.test(w)) keywords.add(w);
   }
+  // A capitalised group word ("Adhesives: 5%", "Fliesen - 8%") is a keyword too.
+  const inNames = new Set(manufacturers.flatMap((n) => n.toLowerCase().split(/\s+/)));
+  for (const m of withoutSkus.matchAll(/[\p{L}]+/gu)) {
+    const w = m[0].toLowerCase();
+    if (
+      CATEGORY_WORDS.has(w) && /^\p{Lu}/u.test(m[0]) && !inNames.has(w) &&
+      !["wall", "floor", "indoor", "outdoor"].includes(w)
+    ) {
+      keywords.add(w);
+    }
+  }
+  for (const g of parenGroups) keywords.add(g);
   return {
     skus: [...skus],
     manufacturers,
@@ -176,16 +300,32 @@ export function extractScope(text: string): RuleScope {
     all: ALL_SCOPE.test(withoutSkus),
     ...(prefixes.length ? { sku_prefixes: prefixes } : {}),
     ...(collections.length ? { collections } : {}),
+    ...(customers.length ? { customers } : {}),
+    ...(qualifiers.length ? { qualifiers } : {}),
   };
+}
+
+/**
+ * A company named with a legal form ("... S.p.A.", "... GmbH") that was read neither as a
+ * manufacturer nor as a customer: the scope is not understood (reported, never widened).
+ */
+export function companyNotRead(text: string, scope: RuleScope): string | null {
+  const t = normalizeLegalForms(text);
+  const m = LEGAL_FORM_WORD.exec(t);
+  if (!m) return null;
+  const names = [...scope.manufacturers, ...(scope.customers ?? [])];
+  const start = Math.max(0, t.lastIndexOf(" ", Math.max(0, m.index - 2)) - 30);
+  const around = t.slice(start, m.index + m[0].length).trim();
+  return names.some((n) => n.includes(m[0])) ? null : around;
 }
 
 export function isEmptyScope(s: RuleScope): boolean {
   return !s.all && !s.skus.length && !s.manufacturers.length && !s.product_keywords.length &&
-    !s.sku_prefixes?.length && !s.collections?.length;
+    !s.sku_prefixes?.length && !s.collections?.length && !s.groups?.length;
 }
 
 const MIN_QTY =
-  /\b(above|over|more than|exceeding|from|at least|min(?:imum)?(?:\s+of)?|>=|≥|>)\s*(\d[\d.,]*)(?:\s*([\p{L}²³][\p{L}\p{N}²³]*))?/giu;
+  /(?:\b|(?<=\s)|^)(above|over|more than|exceeding|from|at least|min(?:imum)?(?:\s+of)?|ab|mindestens|über|da|almeno|oltre|sopra i|dès|à partir de|a partire da|au moins|plus de|>=|≥|>)\s*(\d[\d.,]*)(?:\s*([\p{L}²³][\p{L}\p{N}²³]*))?/giu;
 const TEXT_CONDITION =
   /\b(?:if|provided(?: that)?|subject to|only (?:for|when|if|with|on)|when|except|excluding|excl\.|not valid|not applicable|not combinable|payment|upon)\b[^.;]*/gi;
 
@@ -201,7 +341,7 @@ export function extractConditions(text: string, style: SeparatorStyle | null): R
     const n = parseNumber(m[2].replace(/[.,]$/, ""), style);
     if (!n.ok) continue;
     const unit = unitWord && isKnownUnit(unitWord) ? normalizeUnit(unitWord) : null;
-    const exclusive = /^(?:above|over|more than|exceeding|>)$/i.test(m[1]);
+    const exclusive = /^(?:above|over|more than|exceeding|über|oltre|sopra i|plus de|>)$/i.test(m[1]);
     out.push({ kind: "min_quantity", quantity: n.value, exclusive, unit, text: m[0].trim() });
   }
   // A currency before the amount ("orders above €5,000") is an order-value threshold.

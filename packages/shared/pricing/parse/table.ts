@@ -110,7 +110,10 @@ const ROLE_PATTERNS: Array<[ColumnRole, RegExp]> = [
     "product",
     /^(?:product|product name|description|name|item|item name|article name|designation|bezeichnung|material|title|descrizione)$/,
   ],
-  ["manufacturer", /^(?:manufacturer|brand|supplier|vendor|make|maker|producer|hersteller|marke|lieferant)$/],
+  [
+    "manufacturer",
+    /^(?:manufacturer|brand|supplier|vendor|make|maker|producer|hersteller|marke|lieferant|produttore|fabbricante|marca|fornitore|fabricant|marque|fournisseur)$/,
+  ],
   ["list_price", /^(?:list price|listenpreis|rrp|msrp|gross list price)\b/],
   [
     "price",
