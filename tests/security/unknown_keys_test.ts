@@ -168,6 +168,17 @@ async function cases(p: Platform) {
       body: { content_markdown: "# Oak flooring\n\nText.", article_plan: plan, auto_fix: false },
       status: 402,
     },
+    {
+      fn: "seo-pipeline",
+      body: {
+        topic: "Oak floors",
+        target_keyword: "oak flooring",
+        content_brief: { toneOfVoice: "friendly" },
+      },
+      status: 402,
+      nested: ["content_brief"],
+    },
+    { fn: "generate-quote-pdf", body: { quote_id: nobody() }, status: 404 },
     { fn: "parse-sitemap", body: { url: "http://127.0.0.1/sitemap.xml", maxUrls: 10 }, status: 400 },
     { fn: "scrape-preview", body: { url: "http://127.0.0.1/page" }, status: 400 },
     {

@@ -57,7 +57,7 @@ export const ListQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-export const GeneratePdfBody = z.object({
+export const GeneratePdfBody = z.strictObject({
   quote_id: Uuid,
   regenerate: z.boolean().optional(),
 });

@@ -116,7 +116,7 @@ export type Review = z.infer<typeof ReviewOutput>;
 
 // ---- request bodies ----
 
-export const PipelineRequest = z.object({
+export const PipelineRequest = z.strictObject({
   topic: Topic,
   target_keyword: Keyword,
   language_code: LanguageCode.default("en"),
