@@ -22,9 +22,22 @@ platformTest(
       body: { ...body, material_id: w.n.n1 },
     });
     assert.equal(r2.status, 404);
-    // A user_id in the body is not who the interaction is for: the JWT is.
-    const r3 = await track(p, w.C, w.ws, w.m.m3, "view", { user_id: w.A.id });
-    assert.equal((r3.body.data as { user_id: string }).user_id, w.C.id);
+    // A user_id in the body cannot say who the interaction is for: it is an unknown key (400
+    // naming it, nothing written); the JWT's user is the one recorded.
+    const r3 = await rec(p, "/track-interaction", {
+      method: "POST",
+      token: w.C.accessToken,
+      body: { ...body, material_id: w.m.m3, user_id: w.A.id },
+    });
+    assert.equal(r3.status, 400);
+    assert.match(String((r3.body as { error: string }).error), /unknown field "user_id"/);
+    const forged = await p.db.query(
+      `select 1 from public.material_interactions where user_id = $1 and material_id = $2`,
+      [w.A.id, w.m.m3],
+    );
+    assert.equal(forged.rows.length, 0);
+    const r4 = await track(p, w.C, w.ws, w.m.m3, "view");
+    assert.equal((r4.body.data as { user_id: string }).user_id, w.C.id);
     // No credentials, the anon key, the service role (not a user): 401.
     for (const token of [null, p.config.anonKey, p.config.serviceRoleKey]) {
       assert.equal((await rec(p, "/track-interaction", { method: "POST", token, body })).status, 401);
