@@ -73,7 +73,8 @@ platformTest(
     assert.equal(general.discount_percent, 14.5);
     assert.equal(general.final_unit_price, 34.2);
     assert.equal(general.total, 342);
-    assert.equal(general.confidence, "medium", "the discount sentence of the price list is not understood");
+    // The price list's "Dealers receive 3%" is not understood: the price is a candidate only.
+    assert.equal(general.confidence, "low", "the discount sentence of the price list is not understood");
     assert.ok(general.reasoning_chain.some((s) => s.includes("Cascade 10% + 5% compounded")));
     assert.ok(general.warnings.some((w) => w.includes("line 6") && w.includes("Dealers receive 3%")));
     assert.ok(general.warnings.some((w) => w.includes("agreed for Bauhaus Weber GmbH only")));

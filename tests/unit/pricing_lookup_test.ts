@@ -115,8 +115,10 @@ const cases: LookupCase[] = [
       discount: 5,
       final: 6.84,
       total: 13.68,
-      confidence: "medium",
+      // A Mapei rule could not be checked: the general rule's price is only a candidate.
+      confidence: "low",
       codes: ["sku_not_found", "matched_by_name", "manufacturer_unknown"],
+      warns: [/manufacturer-specific rule\(s\) could not be checked - check before quoting/],
     },
   },
   {

@@ -173,6 +173,7 @@ Deno.test("matches and hints: documented shapes, used entries first, snippets ve
   assert.deepEqual(hints.rule_applied, {
     kind: "contract_terms",
     doc_id: "doc-porc-contract",
+    line: 1,
     level: "manufacturer",
     percent: "12",
     price: null,
@@ -181,7 +182,9 @@ Deno.test("matches and hints: documented shapes, used entries first, snippets ve
   assert.equal(hints.unit_requested, "m2");
   assert.equal(hints.today, TODAY);
   assert.ok(
-    hints.warnings.every((w) => ["gap", "caveat", "info"].includes(w.severity) && w.code && w.message),
+    hints.warnings.every((w) =>
+      ["gap", "doubt", "caveat", "info"].includes(w.severity) && w.code && w.message
+    ),
   );
   assert.equal(
     hints.counts_by_type.price_list + hints.counts_by_type.discount_rule +

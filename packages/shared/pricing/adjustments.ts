@@ -5,9 +5,10 @@
  * manufacturer (the price list's, else the requested one); else when it is for all products.
  * A rule limited to a product category ("Marazzi tiles") is confirmed when the product name (as
  * the price list or the request words it) contains the word; a manufacturer rule with an
- * unconfirmed category still applies, with a caveat, but ranks below every rule that surely applies
- * (the plain manufacturer rule, a confirmed category) and above "all products"; a category-only
- * rule ("all tiles") applies only when confirmed.
+ * unconfirmed category still applies - as a candidate: a doubt caps the confidence at low and the
+ * warning names the document, the line and the group to check - but ranks below every rule that
+ * surely applies (the plain manufacturer rule, a confirmed category) and above "all products"; a
+ * category-only rule ("all tiles") applies only when confirmed.
  * An in-scope rule applies when today is inside its dates (inclusive) and its conditions hold:
  * a minimum quantity needs the quantity, in the price's unit; any other condition cannot be
  * checked and applies with a caveat naming it.
@@ -27,15 +28,17 @@
  * only to a lookup for one of them (the request's `customer`: the same name words, legal forms
  * and case ignored, or the customer number); for any other lookup it is not applied and
  * named (info). Groups: a rule under a section heading ("## Adhesives and grouts") is limited to
- * those groups - confirmed by the product name or its price list's section - like a category;
+ * those groups - confirmed by the product name or its price list's section - like a category
+ * (not applied to a product whose group is unknown: a doubt, it may be in the group after all);
  * a qualifier in parentheses ("Adhesives (cementitious)") the product name does not confirm is a
- * caveat.
+ * doubt like an unconfirmed category. Manufacturer rules that cannot be checked (manufacturer
+ * unknown) are a doubt too: whatever one of them says is missing from the candidate.
  * Expired in-scope rules are ignored and always named: a caveat when no rule applies or when the
  * expired rule was at least as specific as the one applied (the quote may rest on a lapsed deal:
  * was it renewed?), info when a more specific rule applied anyway.
  */
 import { citeDoc } from "./cite.ts";
-import { caveat, type Finding, info } from "./confidence.ts";
+import { caveat, doubt, type Finding, info } from "./confidence.ts";
 import type { PromotionEntry, RuleCondition, RuleEntry } from "./entries.ts";
 import { type Dec, dec, decToString } from "../money.ts";
 import { manufacturerTokens, nameTokens, sameManufacturer, skuKey, tokensMatch } from "./normalize.ts";
@@ -59,6 +62,8 @@ export interface RuleConsideration {
     | "group_not_confirmed";
   note: string;
   caveats: Finding[];
+  /** Category words of a manufacturer rule the product is not confirmed to be in. */
+  unconfirmed?: string[];
 }
 
 export interface AdjustmentRequest {
@@ -73,6 +78,8 @@ export interface AdjustmentRequest {
   customer?: string | null;
   /** The product's group from its price list's section heading ("wall tiles"), when stated. */
   product_group?: string | null;
+  /** The product as warnings name it (its price list's name, else the request's); product_name if absent. */
+  product_label?: string | null;
 }
 
 export interface AdjustmentResult {
@@ -231,23 +238,29 @@ export function selectAdjustment(rules: readonly RuleEntry[], req: AdjustmentReq
     const qualifiers = (rule.scope.qualifiers ?? []).filter((q) =>
       !nameTokens(q).every((t) => productTokens.some((p) => tokensMatch(t, p)))
     );
+    // Findings of the chosen rule only: a rule applied whose group the product is not confirmed
+    // to be in gives a candidate, never a confident number.
     if (qualifiers.length) {
       caveats.push(
-        caveat(
+        doubt(
           "rule_qualifier_unconfirmed",
-          `${citeDoc(rule.source)} line ${rule.source.line} is limited to "${
+          `${appliedFrom(rule)}, but it is limited to "${
             qualifiers.join(", ")
-          }" («${rule.source.snippet}»); the product name does not confirm it`,
+          }" («${rule.source.snippet}») and ${productLabel(req)} is not confirmed to be "${
+            qualifiers.join(", ")
+          }": check before quoting`,
         ),
       );
     }
     if ("unconfirmed" in scope && scope.unconfirmed?.length) {
       caveats.push(
-        caveat(
+        doubt(
           "rule_category_unconfirmed",
-          `${citeDoc(rule.source)} is limited to "${
+          `${appliedFrom(rule)}, but ${productLabel(req)} is not confirmed to be in the group '${
             scope.unconfirmed.join(", ")
-          }"; the product name does not confirm that category`,
+          }' (limited to "${
+            scope.unconfirmed.join(", ")
+          }"; the product name does not confirm it): check before quoting`,
         ),
       );
     }
@@ -274,12 +287,23 @@ export function selectAdjustment(rules: readonly RuleEntry[], req: AdjustmentReq
         );
       }
     }
-    considered.push({ ...base, status: "not_chosen", note: "", caveats });
+    const unconfirmed = "unconfirmed" in scope ? scope.unconfirmed : undefined;
+    considered.push({
+      ...base,
+      status: "not_chosen",
+      note: "",
+      caveats,
+      ...(unconfirmed ? { unconfirmed } : {}),
+    });
   }
-  return choose(considered, unverifiable);
+  return choose(considered, unverifiable, req);
 }
 
-function choose(considered: RuleConsideration[], unverifiable: number): AdjustmentResult {
+function choose(
+  considered: RuleConsideration[],
+  unverifiable: number,
+  req: AdjustmentRequest,
+): AdjustmentResult {
   const findings: Finding[] = [];
   const applicable = considered.filter((c) => c.status === "not_chosen");
   const fixed = applicable.filter((c) =>
@@ -341,6 +365,20 @@ function choose(considered: RuleConsideration[], unverifiable: number): Adjustme
   }
   for (const c of considered) {
     if (c.status === "not_chosen") c.note = chosen ? describeNotChosen(c, chosen) : c.note;
+    // "9% on Mapei adhesive" left aside for the plain "Mapei: 4%": were the product an adhesive,
+    // the 9% would be the price, so the 4% is only a candidate too.
+    if (c.status === "not_chosen" && c.unconfirmed?.length && chosen && wouldWinIfConfirmed(c, chosen)) {
+      findings.push(
+        doubt(
+          "rule_category_unconfirmed",
+          `Not applied ${(c.rule as { percent: string }).percent}% (${scopeWords(c.rule)}) from ${
+            citeDoc(c.rule.source)
+          } line ${c.rule.source.line}: ${productLabel(req)} is not confirmed to be in the group '${
+            c.unconfirmed.join(", ")
+          }'; if it is, that rule applies instead - check before quoting`,
+        ),
+      );
+    }
     if (c.status === "expired") {
       const msg = `Ignored ${c.rule.kind} ${
         citeDoc(c.rule.source)
@@ -378,12 +416,17 @@ function choose(considered: RuleConsideration[], unverifiable: number): Adjustme
       // A rule of another section of a document whose section for this product's group applied
       // is surely not for it either.
       const placed = chosen?.rule.scope.groups?.length && chosen.rule.source.doc_id === c.rule.source.doc_id;
-      const f = c.rule.scope.groups?.length && !/the product is in/.test(c.note) && !placed ? caveat : info;
+      const unknown = c.rule.scope.groups?.length && !/the product is in/.test(c.note) && !placed;
+      const msg = `Not applied ${c.rule.kind} ${
+        citeDoc(c.rule.source)
+      } line ${c.rule.source.line}: ${c.note}`;
       findings.push(
-        f(
-          "rule_not_for_group",
-          `Not applied ${c.rule.kind} ${citeDoc(c.rule.source)} line ${c.rule.source.line}: ${c.note}`,
-        ),
+        unknown
+          ? doubt(
+            "rule_not_for_group",
+            `${msg}; the product's group is unknown and it may be in that group - check before quoting`,
+          )
+          : info("rule_not_for_group", msg),
       );
     }
     if (c.status === "other_customer") {
@@ -405,13 +448,21 @@ function choose(considered: RuleConsideration[], unverifiable: number): Adjustme
   }
   if (unverifiable) {
     findings.push(
-      caveat(
+      doubt(
         "manufacturer_unknown",
-        `The product's manufacturer is unknown, so ${unverifiable} manufacturer-specific rule(s) could not be checked`,
+        `The product's manufacturer is unknown, so ${unverifiable} manufacturer-specific rule(s) could not be checked - check before quoting`,
       ),
     );
   }
   return { chosen, considered, findings, unverifiable_scope: unverifiable };
+}
+
+/** A manufacturer rule with an unconfirmed category ranks as manufacturer + confirmed category once confirmed. */
+function wouldWinIfConfirmed(c: RuleConsideration, chosen: RuleConsideration): boolean {
+  if (chosen.rule.kind === "promotion" && chosen.rule.price !== null) return false;
+  const confirmed = 4;
+  const pct = (x: RuleConsideration) => dec((x.rule as { percent: string }).percent);
+  return confirmed > chosen.specificity || (confirmed === chosen.specificity && pct(c) > pct(chosen));
 }
 
 function describeNotChosen(c: RuleConsideration, chosen: RuleConsideration): string {
@@ -425,4 +476,22 @@ function describeNotChosen(c: RuleConsideration, chosen: RuleConsideration): str
     return `less specific (${c.level}) than the applied ${chosen.level} rule`;
   }
   return "discounts do not stack; a better or preferred rule at the same scope was applied";
+}
+
+/** "Applied 9% (Mapei adhesive) from "<title>" [doc <id>] line N": the rule as a warning names it. */
+function appliedFrom(rule: RuleEntry): string {
+  const what = rule.kind === "promotion" && rule.price !== null
+    ? `the promotion price ${rule.price} ${rule.currency}`
+    : `${(rule as { percent: string }).percent}%`;
+  const scope = scopeWords(rule);
+  return `Applied ${what}${scope ? ` (${scope})` : ""} from ${citeDoc(rule.source)} line ${rule.source.line}`;
+}
+
+function productLabel(req: AdjustmentRequest): string {
+  return `"${req.product_label || req.product_name}"`;
+}
+
+function scopeWords(rule: RuleEntry): string {
+  const s = rule.scope;
+  return [...s.manufacturers, ...s.product_keywords, ...(s.groups ?? [])].join(" ");
 }

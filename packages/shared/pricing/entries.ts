@@ -174,8 +174,8 @@ export type RuleEntry = DiscountRuleEntry | ContractTermsEntry | PromotionEntry;
 /**
  * A line of a price document that states an amount or a percentage the engine did not use: it
  * is kept with the entries so that every lookup it may concern says so (lookup.ts), naming the
- * document and line. `severity` "caveat": not understood (the lookup's confidence is at most
- * medium); "info": understood as something that is not part of a unit price (freight, a minimum
+ * document and line. `severity` "caveat" (the stored name): not understood - at lookup a doubt,
+ * the proposal's confidence is low and its numbers only a candidate; "info": understood as something that is not part of a unit price (freight, a minimum
  * order value, a payment discount) and only mentioned.
  */
 export interface UnparsedLineEntry {

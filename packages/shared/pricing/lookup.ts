@@ -26,12 +26,12 @@
  *     ambiguous (bool), ambiguous_candidates [{product_name, sku, manufacturer, score}],
  *     conflict (bool), quantity_requested, unit_requested (normalised), unit_priced,
  *     tiers [{min_qty, max_qty, price, selected}], rules_considered,
- *     rule_applied {kind, doc_id, level, percent, price} | null, counts_by_type {price_list,
+ *     rule_applied {kind, doc_id, line, level, percent, price} | null, counts_by_type {price_list,
  *     discount_rule, contract_terms, promotion}, today, warnings [{code, severity, message}] }
  */
 import { type AdjustmentResult, type RuleLevel, selectAdjustment } from "./adjustments.ts";
 import { type BasePriceResult, selectBasePrice } from "./base_price.ts";
-import { caveat, type Finding, gap, hasGap, info } from "./confidence.ts";
+import { doubt, type Finding, gap, hasGap, info } from "./confidence.ts";
 import { citeDoc } from "./cite.ts";
 import type { ParsedPriceDocument, PriceDocType, PriceEntry } from "./entries.ts";
 import { buildPriceIndex, type PriceIndex } from "./index.ts";
@@ -103,6 +103,8 @@ export interface PriceLookupHints {
   rule_applied: {
     kind: string;
     doc_id: string;
+    /** The rule's line in its document. */
+    line: number;
     level: RuleLevel;
     percent: string | null;
     price: string | null;
@@ -172,6 +174,7 @@ export function lookupPrice(
       today: input.today,
       customer: clean(input.customer),
       product_group: groups.length === 1 ? groups[0]! : null,
+      product_label: identity.product_name ?? (productName || identity.sku),
     });
   }
   const unparsedFindings = relevantUnparsed(index, identity, {
@@ -232,6 +235,7 @@ export function lookupPrice(
       ? {
         kind: chosen.rule.kind,
         doc_id: chosen.rule.source.doc_id,
+        line: chosen.rule.source.line,
         level: chosen.level,
         percent: "percent" in chosen.rule ? chosen.rule.percent : null,
         price: chosen.rule.kind === "promotion" ? chosen.rule.price : null,
@@ -248,8 +252,8 @@ export function lookupPrice(
  * Lines of the documents that were not understood (or are not used in prices) and may concern
  * this lookup: a line of one of the documents the lookup used, or of a rule document, unless it
  * names only other articles or other companies; a price list's line only when it is the
- * product's price list or names the product. Not understood -> caveat (confidence at most
- * medium); understood but not a unit price (freight, payment terms) -> info, for the product's
+ * product's price list or names the product. Not understood -> doubt (confidence low: the
+ * line may change this product's price, so the numbers are only a candidate); understood but not a unit price (freight, payment terms) -> info, for the product's
  * own documents only.
  */
 function relevantUnparsed(
@@ -281,7 +285,7 @@ function relevantUnparsed(
     const where = `${citeDoc(u.source)} line ${u.source.line} («${u.source.snippet}»)`;
     out.push(
       u.severity === "caveat"
-        ? caveat(
+        ? doubt(
           "line_not_understood",
           `${where} was not understood (${u.reason}); it may concern this product - check it`,
         )

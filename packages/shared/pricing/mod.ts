@@ -51,8 +51,10 @@
  *
  * Confidence (confidence.ts): low = no reliable price (final_unit_price null; every number
  * null; warnings name each gap: no base price, conflicting documents, only expired prices, unit
- * mismatch, ambiguous product, below minimum order, no currency); high = SKU match + one base
- * price + no caveat; medium = priced, but by name match or with a caveat.
+ * mismatch, ambiguous product, below minimum order, no currency), or a candidate price resting on
+ * a scope the documents do not confirm (a doubt: numbers kept, the warning says what to check);
+ * high = SKU match + one base price + no caveat; medium = priced, but by name match or with a
+ * caveat.
  *
  * Unlike the origin platform (where the tool only retrieved chunks and told the model to do the
  * arithmetic), nothing here is left to a model, and "no price" is an explicit, explained result.

@@ -23,7 +23,8 @@ export const priceLookupTool: AgentTool<typeof PriceLookupParamsSchema> = {
     "discount, final unit price, total for the quantity, sources, reasoning and warnings. Give the product " +
     "name as the user wrote it, and the SKU, manufacturer, quantity and unit when known. Give the customer " +
     "(the company the quote is for) whenever the quote or the conversation names one: contract terms agreed " +
-    "for one customer apply only when the lookup is for that customer.",
+    "for one customer apply only when the lookup is for that customer. A proposal with confidence low " +
+    "but a final price is a candidate only: give it as such, with the warnings saying what to check.",
   schema: PriceLookupParamsSchema,
   roles: ["owner", "admin"],
   async run(ctx, input) {
