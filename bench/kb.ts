@@ -77,7 +77,7 @@ try {
       category_slug: "pricing",
       top_k: 8,
     });
-    return r.results.length > 0;
+    return r.chunks.length > 0;
   }, { requests: 300, concurrency: 1, warmup: 20 });
   console.log(fmtLoad("quick pick, AI backend (1 client)", direct));
 
@@ -96,7 +96,7 @@ try {
       }),
     });
     const body = await res.json();
-    return res.status === 200 && body.data.results.length > 0;
+    return res.status === 200 && body.data.chunks.length > 0;
   }, { requests: 200, concurrency: 1, warmup: 20 });
   console.log(fmtLoad("quick pick, via ai-gateway + billing (1 client)", viaGateway));
 

@@ -61,6 +61,7 @@ try {
     },
     body: JSON.stringify({
       action: "send-bulk",
+      workspaceId: ws,
       channel: "sms",
       content: "Hi {{name}}, spring sale: 10% off all tiles",
       recipients: numbers.map((to, i) => ({ to, variables: { name: `Customer ${i}` } })),

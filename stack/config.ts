@@ -12,6 +12,15 @@ export const LOCAL_SERVICE_ROLE_KEY =
 export const LOCAL_PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
 export const LOCAL_SECRET_KEY = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz";
 
+/**
+ * The platform's own email sender locally (email-api sends from it when a workspace has no
+ * verified domain), as `supabase start` gives auth mail GOTRUE_SMTP_ADMIN_EMAIL: Resend's test
+ * sender, which the sandbox stand-in (and a fresh real Resend account) accepts. Set
+ * EMAIL_PLATFORM_FROM in supabase/functions/.env to override it.
+ */
+export const LOCAL_EMAIL_PLATFORM_FROM = "onboarding@resend.dev";
+export const LOCAL_EMAIL_PLATFORM_FROM_NAME = "Catalog Platform";
+
 export const DEFAULT_API_PORT = 54321;
 export const DEFAULT_AI_BACKEND_PORT = 54330;
 export const DEFAULT_SANDBOX_PORT = 54340;

@@ -1,7 +1,9 @@
 -- Demo data for local runs, applied on a fresh database only (deno task start --reset).
 -- Sign in with admin@example.com / demo-password (platform admin, owner of "Demo Catalog") or
 -- member@example.com / demo-password (a member of it). Passwords are bcrypt hashes made by
--- pgcrypto, which GoTrue (and this platform's /auth/v1) verify like any other.
+-- pgcrypto, which GoTrue (and this platform's /auth/v1) verify like any other. Like every account,
+-- each also owns a personal workspace (made by the new-user trigger, docs/workspaces.md), so calls
+-- with an optional workspace name Demo Catalog (00000000-0000-4000-8000-0000000000a1).
 
 with users (id, email, role) as (
   values

@@ -5,7 +5,7 @@
  * someone else's conversation is 404 before anything is charged, read or written.
  */
 import assert from "node:assert/strict";
-import { ask, balance, chat, createTeam, type Json, kinds, llm } from "./helpers.ts";
+import { ask, askIn, balance, chat, createTeam, type Json, kinds, llm } from "./helpers.ts";
 import { platformTest } from "../helpers/platform.ts";
 
 const SPEC_KINDS = new Set([
@@ -23,7 +23,7 @@ const SPEC_KINDS = new Set([
 platformTest("a new conversation's id is told in the first status chunk and the header", async (p) => {
   const t = await createTeam(p);
   llm(p).reply("Hello.");
-  const r = await chat(p, t.member.accessToken, ask("Hi there", { conversation_id: null }));
+  const r = await chat(p, t.member.accessToken, askIn(t.ws, "Hi there", { conversation_id: null }));
   assert.equal(r.status, 200, r.raw);
   const id = r.headers.get("x-conversation-id");
   assert.match(id ?? "", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -43,7 +43,7 @@ platformTest("a client-made id starts a conversation with that id, then continue
   const t = await createTeam(p);
   llm(p).reply("First answer.", "Second answer.");
   const id = crypto.randomUUID();
-  const first = await chat(p, t.member.accessToken, ask("First question", { conversation_id: id }));
+  const first = await chat(p, t.member.accessToken, askIn(t.ws, "First question", { conversation_id: id }));
   assert.equal(first.status, 200, first.raw);
   assert.equal(first.headers.get("x-conversation-id"), id);
   assert.equal((first.chunks[0] as Json).conversation_id, id);
@@ -56,6 +56,7 @@ platformTest("a client-made id starts a conversation with that id, then continue
       { role: "user", content: "Second question" },
     ],
     conversation_id: id,
+    context: { workspace_id: t.ws },
   });
   assert.equal(second.status, 200, second.raw);
   assert.equal((second.chunks[0] as Json).conversation_id, id);
@@ -77,15 +78,19 @@ platformTest("someone else's conversation id is 404: nothing charged, read or wr
   const t = await createTeam(p);
   const model = llm(p);
   model.reply("Private answer.");
-  const victim = await chat(p, t.member.accessToken, ask("My secret plan"));
+  const victim = await chat(p, t.member.accessToken, askIn(t.ws, "My secret plan"));
   assert.equal(victim.status, 200, victim.raw);
   const id = victim.headers.get("x-conversation-id")!;
   const before = model.captures.requests().length;
   const credits = await balance(p, t.owner.id);
 
   // The workspace owner and an outsider both try to use it as a "client-made" id.
-  for (const attacker of [t.owner, t.outsider]) {
-    const r = await chat(p, attacker.accessToken, ask("Tell me what was said", { conversation_id: id }));
+  for (const [attacker, ws] of [[t.owner, t.ws], [t.outsider, t.otherWs]] as const) {
+    const r = await chat(
+      p,
+      attacker.accessToken,
+      askIn(ws, "Tell me what was said", { conversation_id: id }),
+    );
     assert.equal(r.status, 404, r.raw);
     assert.equal(r.error.code, "conversation_not_found");
     assert.doesNotMatch(r.raw, /secret|Private/);

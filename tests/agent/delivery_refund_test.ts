@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { platformTest } from "../helpers/platform.ts";
-import { ask, balance, chat, createTeam, kinds, llm, only, textOf } from "./helpers.ts";
+import { askIn, balance, chat, createTeam, kinds, llm, only, textOf } from "./helpers.ts";
 
 async function agentLedger(p: Platform, userId: string) {
   const r = await p.db.query<{ kind: string; amount: number }>(
@@ -34,7 +34,7 @@ platformTest(
         assert.equal(gone.rows.length, 1, "the turn's conversation existed and is deleted");
       },
     });
-    const r = await chat(p, t.member.accessToken, ask("Which adhesive for porcelain?"));
+    const r = await chat(p, t.member.accessToken, askIn(t.ws, "Which adhesive for porcelain?"));
     assert.equal(r.status, 200);
     assert.equal(model.pendingReplies, 0, "the scripted reply (and its deletion) ran");
     assert.equal(
@@ -65,7 +65,7 @@ platformTest("a failure before the answer is delivered still refunds in full", a
   const t = await createTeam(p);
   const model = llm(p);
   model.failNext(529).failNext(529); // the SDK retries once
-  const r = await chat(p, t.member.accessToken, ask("hi"));
+  const r = await chat(p, t.member.accessToken, askIn(t.ws, "hi"));
   assert.equal(r.status, 200);
   assert.deepEqual(kinds(r.chunks), ["status", "error", "done"]);
   assert.equal(textOf(r.chunks), "", "nothing was delivered");

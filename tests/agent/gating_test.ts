@@ -8,7 +8,7 @@ import { sqlAs, sqlState } from "../helpers/sql.ts";
 import type { Platform } from "../../stack/platform.ts";
 import type { PriceProposal } from "../../packages/shared/pricing/mod.ts";
 import {
-  ask,
+  askIn,
   chat,
   createPricingCategory,
   createTeam,
@@ -48,7 +48,7 @@ platformTest(
     for (const who of [t.member, t.viewer]) {
       const model = llm(p);
       model.reply(FORCED, "Prices are for workspace owners and admins.");
-      const r = await chat(p, who.accessToken, ask("What does MP-100 cost?"));
+      const r = await chat(p, who.accessToken, askIn(t.ws, "What does MP-100 cost?"));
       assert.equal(r.status, 200, r.raw);
       assert.deepEqual(kinds(r.chunks), ["status", "text", "done"]);
       const progress = only(r.chunks, "tool_progress");
@@ -104,7 +104,7 @@ platformTest("the owner and admins are offered price_lookup; both may run it", a
   for (const who of [t.owner, t.admin]) {
     const model = llm(p);
     model.reply(FORCED, "Here it is.");
-    const r = await chat(p, who.accessToken, ask("MP-100?"));
+    const r = await chat(p, who.accessToken, askIn(t.ws, "MP-100?"));
     const offered = ((model.captures.requests()[0].body as Record<string, Json>).tools as { name: string }[])
       .map((tool) => tool.name);
     assert.deepEqual(offered, ["product_search", "knowledge_base_search", "price_lookup"]);
@@ -125,7 +125,7 @@ platformTest("another workspace's Pricing documents never appear in a lookup", a
   });
 
   llm(p).reply(FORCED, "ok");
-  const mine = await chat(p, t.admin.accessToken, ask("MP-100?"));
+  const mine = await chat(p, t.admin.accessToken, askIn(t.ws, "MP-100?"));
   const [proposal] = only(mine.chunks, "price_proposal") as PriceProposal[];
   assert.deepEqual(proposal.source_doc_ids, [list, discount]);
   assert.equal(proposal.final_unit_price, 10.63);
@@ -133,7 +133,7 @@ platformTest("another workspace's Pricing documents never appear in a lookup", a
   assert.ok(matches.matches.every((m) => m.doc_id !== otherList));
 
   llm(p).reply(FORCED, "ok");
-  const theirs = await chat(p, t.outsider.accessToken, ask("MP-100?"));
+  const theirs = await chat(p, t.outsider.accessToken, askIn(t.otherWs, "MP-100?"));
   const [other] = only(theirs.chunks, "price_proposal") as PriceProposal[];
   assert.deepEqual(other.source_doc_ids, [otherList]);
   assert.equal(other.final_unit_price, 99);
@@ -143,7 +143,7 @@ platformTest("another workspace's Pricing documents never appear in a lookup", a
   const foreign = await chat(
     p,
     t.admin.accessToken,
-    ask("MP-100?", { context: { workspace_id: t.otherWs } }),
+    askIn(t.otherWs, "MP-100?"),
   );
   assert.equal(foreign.status, 403);
   assert.equal(model.captures.requests().length, 0);
@@ -165,7 +165,7 @@ platformTest("knowledge_base_search never returns Pricing documents, not even to
     slug: "guides",
     access_level: "member",
   });
-  const guide = await ingest(p, t.member.accessToken, t.ws, guides.category.id, {
+  const guide = await ingest(p, t.member.accessToken, t.ws, guides.id, {
     title: "Keraflex installation guide",
     content: "# Keraflex Maxi S1\nMix MP-100 Keraflex grey adhesive with 7 litres of water per 25 kg bag.",
   });
@@ -174,7 +174,7 @@ platformTest("knowledge_base_search never returns Pricing documents, not even to
     model.reply({
       toolUse: [{ name: "knowledge_base_search", input: { query: "Keraflex MP-100 price bag" } }],
     }, "ok");
-    const r = await chat(p, who.accessToken, ask("How do I use Keraflex, and what does it cost?"));
+    const r = await chat(p, who.accessToken, askIn(t.ws, "How do I use Keraflex, and what does it cost?"));
     assert.equal(r.status, 200, r.raw);
     assert.equal(only(r.chunks, "tool_call_ids")[0].mapping[0].tool_name, "knowledge_base_search");
     const second = model.captures.requests()[1].body as Record<string, Json>;

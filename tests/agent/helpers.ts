@@ -57,7 +57,7 @@ export async function createPricingCategory(p: Platform, token: string, ws: stri
     access_level: "admin",
     trigger_keyword: "price",
   });
-  return data.category.id;
+  return data.id;
 }
 
 export async function ingest(
@@ -73,7 +73,7 @@ export async function ingest(
     status: "published",
     ...doc,
   });
-  return data.document.id;
+  return data.id;
 }
 
 /** YYYY-MM-DD, `days` from today (UTC, the engine's clock in agent-chat). */
@@ -163,6 +163,13 @@ export const ask = (text: string, extra: Record<string, unknown> = {}) => ({
   messages: [{ role: "user", content: text }],
   ...extra,
 });
+
+/**
+ * A chat request in workspace `ws` (context.workspace_id). Every user also owns a personal
+ * workspace, so a team member belongs to two and names the one meant, as a client does.
+ */
+export const askIn = (ws: string, text: string, extra: Record<string, unknown> = {}) =>
+  ask(text, { ...extra, context: { workspace_id: ws } });
 
 /** A team whose admin set up Pricing: the Mapei list, its discount rule, a grout promotion, one product. */
 export async function pricingSetup(p: Platform) {

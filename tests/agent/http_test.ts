@@ -3,10 +3,22 @@
  * 402, refund), the workspace rule, images, conversations, heartbeats and the bounded tool loop.
  */
 import assert from "node:assert/strict";
-import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
+import { createUser, platformTest } from "../helpers/platform.ts";
 import { runWithEnv } from "@shared/env.ts";
 import app from "../../supabase/functions/agent-chat/app.ts";
-import { ask, balance, chat, createTeam, grant, type Json, kinds, llm, only, textOf } from "./helpers.ts";
+import {
+  ask,
+  askIn,
+  balance,
+  chat,
+  createTeam,
+  grant,
+  type Json,
+  kinds,
+  llm,
+  only,
+  textOf,
+} from "./helpers.ts";
 
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -37,10 +49,10 @@ platformTest("400 for bad bodies and unknown agents; nothing is charged", async 
     [ask("hi", { context: { workspace_id: "nope" } }), "validation_failed"],
     [ask("hi", { agentId: "pricing-bot" }), "unknown_agent"],
     [ask("hi", { agentId: "" }), "validation_failed"],
-    [ask("hi", { images: ["https://example.com/a.png"] }), "invalid_images"],
-    [ask("hi", { images: [`data:text/plain;base64,${btoa("hello")}`] }), "invalid_images"],
-    [ask("hi", { images: [`data:image/jpeg;base64,${PNG_1X1}`] }), "invalid_images"],
-    [ask("hi", { images: Array(5).fill(`data:image/png;base64,${PNG_1X1}`) }), "invalid_images"],
+    [askIn(t.ws, "hi", { images: ["https://example.com/a.png"] }), "invalid_images"],
+    [askIn(t.ws, "hi", { images: [`data:text/plain;base64,${btoa("hello")}`] }), "invalid_images"],
+    [askIn(t.ws, "hi", { images: [`data:image/jpeg;base64,${PNG_1X1}`] }), "invalid_images"],
+    [askIn(t.ws, "hi", { images: Array(5).fill(`data:image/png;base64,${PNG_1X1}`) }), "invalid_images"],
   ];
   for (const [body, code] of cases) {
     const r = await chat(p, t.member.accessToken, body);
@@ -66,7 +78,7 @@ platformTest("agent ids: aliases resolve to main; demo runs the cheaper model at
     const model = llm(p);
     model.reply("Hello!");
     const before = await balance(p, t.member.id);
-    const r = await chat(p, t.member.accessToken, ask("hi", agentId ? { agentId } : {}));
+    const r = await chat(p, t.member.accessToken, askIn(t.ws, "hi", agentId ? { agentId } : {}));
     assert.equal(r.status, 200, r.raw);
     assert.deepEqual(kinds(r.chunks), ["status", "text", "done"]);
     assert.equal((model.captures.requests()[0].body as { model: string }).model, modelId);
@@ -107,7 +119,7 @@ platformTest("a model failure ends the stream with error + done and refunds the 
   const t = await createTeam(p);
   const model = llm(p);
   model.failNext(500).failNext(500); // the SDK retries once
-  const r = await chat(p, t.member.accessToken, ask("hi"));
+  const r = await chat(p, t.member.accessToken, askIn(t.ws, "hi"));
   assert.equal(r.status, 200);
   assert.deepEqual(kinds(r.chunks), ["status", "error", "done"]);
   assert.deepEqual(only(r.chunks, "error")[0], {
@@ -130,7 +142,7 @@ platformTest("503 with a clear message when no model is configured; nothing is c
       new Request(`${p.url}/agent-chat`, {
         method: "POST",
         headers: { authorization: `Bearer ${t.member.accessToken}`, "content-type": "application/json" },
-        body: JSON.stringify(ask("hi")),
+        body: JSON.stringify(askIn(t.ws, "hi")),
       }),
     ));
   assert.equal(res.status, 503);
@@ -143,14 +155,16 @@ platformTest("503 with a clear message when no model is configured; nothing is c
 platformTest("403 for a suspended account; workspace choice rules", async (p) => {
   const t = await createTeam(p);
   await p.db.query(`update public.user_profiles set status = 'suspended' where user_id = $1`, [t.viewer.id]);
-  const suspended = await chat(p, t.viewer.accessToken, ask("hi"));
+  const suspended = await chat(p, t.viewer.accessToken, askIn(t.ws, "hi"));
   assert.equal(suspended.status, 403);
 
-  // Two workspaces and no context.workspace_id: the caller must choose.
-  await createWorkspace(p, t.member.id, {}, "Side project");
+  // Two workspaces (their personal one and the team's) and no context.workspace_id: the caller
+  // must choose; the personal workspace is not a default.
   const ambiguous = await chat(p, t.member.accessToken, ask("hi"));
   assert.equal(ambiguous.status, 400);
   assert.equal(ambiguous.error.code, "workspace_required");
+  assert.match(ambiguous.error.error, /^context\.workspace_id is required: you belong to 2 workspaces/);
+  assert.match(ambiguous.error.error, /personal workspace is not a default/);
   const model = llm(p);
   model.reply("Hi.");
   const chosen = await chat(
@@ -161,14 +175,15 @@ platformTest("403 for a suspended account; workspace choice rules", async (p) =>
   assert.equal(chosen.status, 200);
   assert.match((model.captures.requests()[0].body as { system: string }).system, /as its member/);
 
-  // No workspace at all: a chat without tools.
+  // A new user belongs to their personal workspace only: the chat works in it, as its owner,
+  // without naming it (no workspace at all: tests/unit/agent_agents_test.ts).
   const loner = await createUser(p, "agent-loner");
   await grant(p, loner.id, 5);
   model.reply("Hi.");
   const r = await chat(p, loner.accessToken, ask("hi"));
   assert.equal(r.status, 200);
-  assert.ok(only(r.chunks, "status").some((s) => /No workspace selected/.test(s.message)));
-  assert.equal((model.captures.requests()[1].body as { tools?: unknown }).tools, undefined);
+  assert.match((model.captures.requests()[1].body as { system: string }).system, /as its owner/);
+  assert.ok((model.captures.requests()[1].body as { tools?: unknown[] }).tools?.length);
 });
 
 platformTest("images reach the model as image blocks of the last user message", async (p) => {
@@ -176,6 +191,7 @@ platformTest("images reach the model as image blocks of the last user message", 
   const model = llm(p);
   model.reply("A bright bathroom.");
   const r = await chat(p, t.member.accessToken, {
+    context: { workspace_id: t.ws },
     messages: [
       { role: "user", content: "Hello" },
       { role: "assistant", content: "Hi, how can I help?" },
@@ -204,7 +220,7 @@ platformTest("conversations persist; another user's conversation is not found", 
   const t = await createTeam(p);
   const model = llm(p);
   model.reply("First answer.", "Second answer.");
-  const first = await chat(p, t.member.accessToken, ask("First question\nwith details"));
+  const first = await chat(p, t.member.accessToken, askIn(t.ws, "First question\nwith details"));
   const id = first.headers.get("x-conversation-id")!;
   assert.match(id, /^[0-9a-f-]{36}$/);
   const second = await chat(p, t.member.accessToken, {
@@ -214,6 +230,7 @@ platformTest("conversations persist; another user's conversation is not found", 
       { role: "user", content: "Second question" },
     ],
     conversation_id: id,
+    context: { workspace_id: t.ws },
   });
   assert.equal(second.headers.get("x-conversation-id"), id);
   const conv = await t.member.client.from("agent_chat_conversations").select("title, workspace_id").eq(
@@ -235,11 +252,11 @@ platformTest("conversations persist; another user's conversation is not found", 
     (await t.owner.client.from("agent_chat_messages").select("id").eq("conversation_id", id)).data,
     [],
   );
-  const hijack = await chat(p, t.owner.accessToken, ask("hi", { conversation_id: id }));
+  const hijack = await chat(p, t.owner.accessToken, askIn(t.ws, "hi", { conversation_id: id }));
   assert.equal(hijack.status, 404);
   // A client-made id nobody uses starts a conversation (tests/agent/conversations_test.ts).
   assert.equal(
-    (await chat(p, t.owner.accessToken, ask("hi", { conversation_id: crypto.randomUUID() }))).status,
+    (await chat(p, t.owner.accessToken, askIn(t.ws, "hi", { conversation_id: crypto.randomUUID() }))).status,
     200,
   );
 });
@@ -251,7 +268,7 @@ platformTest("heartbeats arrive at a steady interval while the model works", asy
   model.setLatency(650);
   model.reply("Done thinking.");
   try {
-    const r = await chat(p, t.member.accessToken, ask("think"));
+    const r = await chat(p, t.member.accessToken, askIn(t.ws, "think"));
     const beats = only(r.chunks, "heartbeat");
     assert.ok(beats.length >= 4, `got ${beats.length} heartbeats`);
     assert.ok(
@@ -276,7 +293,7 @@ platformTest("the tool loop is bounded: the last model call gets tool_choice non
   const model = llm(p);
   const search = { toolUse: [{ name: "product_search", input: { query: "keraflex grey" } }] };
   model.reply(search, search, search, search, search);
-  const r = await chat(p, t.member.accessToken, ask("find keraflex"));
+  const r = await chat(p, t.member.accessToken, askIn(t.ws, "find keraflex"));
   assert.equal(r.status, 200);
   const requests = model.captures.requests().map((c) => c.body as Record<string, Json>);
   assert.equal(requests.length, 5);
@@ -296,7 +313,7 @@ platformTest("text of successive model calls streams as paragraphs and is saved 
     { text: "Let me search the catalog.", toolUse: [{ name: "product_search", input: { query: "grout" } }] },
     "Nothing matched grout.",
   );
-  const r = await chat(p, t.member.accessToken, ask("any grout?"));
+  const r = await chat(p, t.member.accessToken, askIn(t.ws, "any grout?"));
   assert.deepEqual(kinds(r.chunks), ["status", "text", "tool_call_ids", "text", "done"]);
   assert.equal(textOf(r.chunks), "Let me search the catalog.\n\nNothing matched grout.");
   const saved = await t.member.client.from("agent_chat_messages").select("content")

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import type { PriceProposal } from "../../packages/shared/pricing/mod.ts";
-import { ask, chat, gatewayOk, llm, only, pricingSetup } from "./helpers.ts";
+import { askIn, chat, gatewayOk, llm, only, pricingSetup } from "./helpers.ts";
 
 platformTest(
   "a promotion's SKU price wins, and product_prices upserts on (workspace, product)",
@@ -23,7 +23,7 @@ platformTest(
       },
       "The grout is on promotion.",
     );
-    const r = await chat(p, t.owner.accessToken, ask("Price of the grout, 10 bags?"));
+    const r = await chat(p, t.owner.accessToken, askIn(t.ws, "Price of the grout, 10 bags?"));
     const [proposal] = only(r.chunks, "price_proposal") as PriceProposal[];
     assert.equal(proposal.list_price, 9.8);
     assert.equal(proposal.final_unit_price, 7.9);
@@ -106,7 +106,7 @@ platformTest(
       query: "Ultracolor grout MP-200",
       category_slug: "pricing",
     });
-    assert.ok(quick.results.length > 0);
+    assert.ok(quick.chunks.length > 0);
     const after = await t.admin.client.rpc("price_lookup_stats", { p_workspace_id: t.ws });
     assert.equal(after.data.lookups, 1);
     const logs = await p.db.query<{ n: number }>(

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { platformTest } from "../helpers/platform.ts";
 import type { PriceProposal } from "../../packages/shared/pricing/mod.ts";
-import { ask, chat, type Json, kinds, llm, only, pricingSetup, textOf } from "./helpers.ts";
+import { askIn, chat, type Json, kinds, llm, only, pricingSetup, textOf } from "./helpers.ts";
 
 async function logRow(p: Platform, id: string) {
   const r = await p.db.query<Record<string, unknown>>(
@@ -40,7 +40,7 @@ platformTest(
       // The model "claims" another price: what counts is the proposal, computed by the engine.
       "Keraflex Maxi S1 grey costs 5.00 EUR per bag for you.",
     );
-    const r = await chat(p, t.admin.accessToken, ask("What does MP-100 cost for 60 bags?"));
+    const r = await chat(p, t.admin.accessToken, askIn(t.ws, "What does MP-100 cost for 60 bags?"));
     assert.equal(r.status, 200, r.raw);
     assert.match(r.headers.get("content-type")!, /^application\/x-ndjson/);
     assert.deepEqual(kinds(r.chunks), [
@@ -192,7 +192,7 @@ platformTest(
       { toolUse: [{ name: "price_lookup", input: { product_name: "Unobtainium marble slab" } }] },
       "I could not find a price for it.",
     );
-    const r = await chat(p, t.admin.accessToken, ask("How much is the unobtainium slab?"));
+    const r = await chat(p, t.admin.accessToken, askIn(t.ws, "How much is the unobtainium slab?"));
     const [proposal] = only(r.chunks, "price_proposal") as PriceProposal[];
     assert.equal(proposal.final_unit_price, null);
     assert.equal(proposal.list_price, null);

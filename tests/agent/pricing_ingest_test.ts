@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import type { PriceProposal } from "../../packages/shared/pricing/mod.ts";
-import { ask, chat, llm, MAPEI_LIST, only, pricingSetup } from "./helpers.ts";
+import { askIn, chat, llm, MAPEI_LIST, only, pricingSetup } from "./helpers.ts";
 
 platformTest(
   "edits to a Pricing document reach the next lookup (entries re-parsed, cache refreshed)",
@@ -28,7 +28,7 @@ platformTest(
       llm(p).reply({
         toolUse: [{ name: "price_lookup", input: { product_name: "Keraflex", sku: "MP-100" } }],
       }, "ok");
-      const r = await chat(p, t.admin.accessToken, ask("MP-100?"));
+      const r = await chat(p, t.admin.accessToken, askIn(t.ws, "MP-100?"));
       return (only(r.chunks, "price_proposal") as PriceProposal[])[0];
     };
     assert.equal((await lookup()).final_unit_price, 10.63); // 12.50 x 0.85 = 10.625 -> 10.63
@@ -82,7 +82,7 @@ platformTest(
       { toolUse: [{ name: "price_lookup", input: { product_name: "Keraflex", sku: "MP-100" } }] },
       "ok",
     );
-    const r = await chat(p, t.admin.accessToken, ask("MP-100?"));
+    const r = await chat(p, t.admin.accessToken, askIn(t.ws, "MP-100?"));
     const logId = only(r.chunks, "tool_call_ids")[0].mapping[0].log_id;
     const quote = await t.owner.client.from("quotes").insert({ workspace_id: t.ws }).select("id").single();
     await t.owner.client.from("quote_items").insert({

@@ -69,7 +69,7 @@ export async function pricingCategory(p: Platform, team: Team): Promise<string> 
     slug: "pricing",
     trigger_keyword: "price",
   });
-  return data.category.id;
+  return data.id;
 }
 
 /** The local provider, counting its calls: which writes embed, and how many texts at once. */

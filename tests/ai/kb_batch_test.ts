@@ -142,7 +142,7 @@ function setup(p: Platform) {
     const manuals = (await ok(p, t.owner.accessToken, "kb_create_category", {
       workspace_id: t.ws,
       name: "Manuals",
-    })).category.id;
+    })).id;
     return { t, pricing, manuals, cost: await docCost(p) };
   })();
   return shared;
@@ -164,7 +164,13 @@ platformTest(
     const ids: string[] = [];
     const firstChunks: string[][] = [];
     for (const [i, res] of r.body.documents.entries()) {
-      assert.deepEqual(Object.keys(res).sort(), ["created", "document", "re_embedded", "warnings"]);
+      assert.deepEqual(Object.keys(res).sort(), [
+        "created",
+        "document",
+        "re_embedded",
+        "unparsed_lines",
+        "warnings",
+      ]);
       assert.equal(res.created, true, `documents[${i}]`);
       assert.equal(res.re_embedded, true, `documents[${i}]`);
       assert.deepEqual(res.warnings, []);
@@ -235,19 +241,19 @@ platformTest(
       category_slug: "pricing",
     });
     assert.equal(s.status, 200, JSON.stringify(s.body));
-    assert.ok(s.body.results.length > 0);
-    assert.equal(s.body.results[0].id, ids[4]);
-    assert.equal(s.body.results[0].price_doc_type, "promotion");
-    assert.equal(s.body.results[0].category_slug, "pricing");
+    assert.ok(s.body.chunks.length > 0);
+    assert.equal(s.body.chunks[0].id, ids[4]);
+    assert.equal(s.body.chunks[0].price_doc_type, "promotion");
+    assert.equal(s.body.chunks[0].category_slug, "pricing");
     const list = await post(p, t.owner.accessToken, "/api/rag/search/knowledge-base", {
       workspace_id: t.ws,
       query: "AR-103 Ardex Keraflex variant 3",
       category_slug: "pricing",
     });
     assert.equal(list.status, 200, JSON.stringify(list.body));
-    assert.equal(list.body.results[0].id, ids[1]);
+    assert.equal(list.body.chunks[0].id, ids[1]);
     assert.ok(
-      list.body.results[0].content.includes(
+      list.body.chunks[0].content.includes(
         "| AR-103 | Ardex Keraflex variant 3 adhesive 25 kg | bag | 33,50 |",
       ),
     );
@@ -284,7 +290,7 @@ platformTest(
     const foreignCat = (await ok(p, t.outsider.accessToken, "kb_create_category", {
       workspace_id: t.otherWs,
       name: "Foreign",
-    })).category.id;
+    })).id;
     const foreign = await t.owner.client.rpc("kb_upsert_documents", {
       p_workspace_id: t.ws,
       p_documents: [entry(titles[0], "a".repeat(64)), {

@@ -31,17 +31,17 @@ platformTest("a price document and its entries are stored in one call, with the 
 
   const first = await write(LIST("24,50"));
   assert.equal(first.created, true);
-  const id = first.document.id;
+  const id = first.id;
   const [row] = await entriesOf(id);
   assert.equal(row.entries.length, 2);
   assert.ok(row.entries.every((e) => e.source.doc_id === id), "entries name the document's real id");
-  assert.equal(row.content_hash, first.document.content_hash);
-  assert.equal(first.document.chunk_count > 0, true);
+  assert.equal(row.content_hash, first.content_hash);
+  assert.equal(first.chunk_count > 0, true);
   const chunks = await p.db.query<{ n: number }>(
     `select count(*)::int as n from public.kb_doc_chunks where doc_id = $1`,
     [id],
   );
-  assert.equal(chunks.rows[0].n, first.document.chunk_count);
+  assert.equal(chunks.rows[0].n, first.chunk_count);
 
   // The same content again: nothing re-embedded, the entries row untouched.
   const same = await write(LIST("24,50"));
@@ -50,14 +50,14 @@ platformTest("a price document and its entries are stored in one call, with the 
 
   // New content: re-embedded and re-parsed.
   const changed = await write(LIST("26,00"));
-  assert.deepEqual([changed.created, changed.re_embedded, changed.document.id], [false, true, id]);
+  assert.deepEqual([changed.created, changed.re_embedded, changed.id], [false, true, id]);
   const [after] = await entriesOf(id);
-  assert.equal(after.content_hash, changed.document.content_hash);
+  assert.equal(after.content_hash, changed.content_hash);
   assert.notEqual(after.parsed_at, row.parsed_at);
   assert.match(JSON.stringify(after.entries), /26[.,]00?/);
 
   // No longer priced: its entries go.
   const plain = await write(LIST("26,00"), null);
-  assert.equal(plain.document.price_doc_type, null);
+  assert.equal(plain.price_doc_type, null);
   assert.deepEqual(await entriesOf(id), []);
 });

@@ -10,11 +10,10 @@ import { makePdf, toBase64 } from "./pdf_fixture.ts";
 
 platformTest("documents: upsert by key, get, update, delete; chunks follow the content", async (p) => {
   const t = await createTeam(p);
-  const manuals = (await ok(p, t.owner.accessToken, "kb_create_category", {
+  const manuals = await ok(p, t.owner.accessToken, "kb_create_category", {
     workspace_id: t.ws,
     name: "Installation manuals",
-  }))
-    .category;
+  });
   assert.equal(manuals.slug, "installation-manuals");
   assert.equal(manuals.access_level, "member");
 
@@ -24,76 +23,76 @@ platformTest("documents: upsert by key, get, update, delete; chunks follow the c
     content: "# Laying\n\nUse a notched trowel.",
   });
   assert.equal(first.created, true);
-  assert.equal(first.document.status, "published");
-  assert.equal(first.document.chunk_count, 1);
+  assert.equal(first.status, "published");
+  assert.equal(first.chunk_count, 1);
 
   const same = await ok(p, t.member.accessToken, "kb_create_document", {
     ...base,
     content: "# Laying\n\nUse a notched trowel.",
   });
-  assert.deepEqual([same.created, same.re_embedded, same.document.id], [false, false, first.document.id]);
+  assert.deepEqual([same.created, same.re_embedded, same.id], [false, false, first.id]);
   const changed = await ok(p, t.member.accessToken, "kb_create_document", {
     ...base,
     content: "# Laying\n\nUse a 12 mm notched trowel and back-butter tiles over 60 cm.",
   });
-  assert.deepEqual([changed.created, changed.re_embedded, changed.document.id], [
+  assert.deepEqual([changed.created, changed.re_embedded, changed.id], [
     false,
     true,
-    first.document.id,
+    first.id,
   ]);
   const chunks = await p.db.query<{ content: string }>(
     `select content from public.kb_doc_chunks where doc_id = $1`,
     [
-      first.document.id,
+      first.id,
     ],
   );
   assert.deepEqual(chunks.rows.map((r) => r.content), [
     "# Laying\n\nUse a 12 mm notched trowel and back-butter tiles over 60 cm.",
   ]);
 
-  const got = await ok(p, t.viewer.accessToken, "kb_get_document", { doc_id: first.document.id });
-  assert.equal(got.document.title, "Laying large tiles");
+  const got = await ok(p, t.viewer.accessToken, "kb_get_document", { doc_id: first.id });
+  assert.equal(got.title, "Laying large tiles");
 
   const renamed = await ok(p, t.member.accessToken, "kb_update_document", {
-    doc_id: first.document.id,
+    doc_id: first.id,
     title: "Large tiles",
     status: "draft",
   });
   assert.equal(renamed.re_embedded, false);
-  assert.equal(renamed.document.title, "Large tiles");
+  assert.equal(renamed.title, "Large tiles");
   const status = await p.db.query<{ status: string }>(
     `select distinct status from public.kb_doc_chunks where doc_id = $1`,
     [
-      first.document.id,
+      first.id,
     ],
   );
   assert.deepEqual(status.rows, [{ status: "draft" }], "chunks follow the document's status");
 
   const emptyPatch = await gateway(p, t.member.accessToken, "kb_update_document", {
-    doc_id: first.document.id,
+    doc_id: first.id,
   });
   assert.equal(emptyPatch.status, 400);
 
   assert.equal(
-    (await gateway(p, t.viewer.accessToken, "kb_update_document", { doc_id: first.document.id, title: "x" }))
+    (await gateway(p, t.viewer.accessToken, "kb_update_document", { doc_id: first.id, title: "x" }))
       .status,
     403,
   );
   assert.equal(
-    (await gateway(p, t.viewer.accessToken, "kb_delete_document", { doc_id: first.document.id })).status,
+    (await gateway(p, t.viewer.accessToken, "kb_delete_document", { doc_id: first.id })).status,
     403,
   );
   assert.equal(
-    (await gateway(p, t.outsider.accessToken, "kb_delete_document", { doc_id: first.document.id })).status,
+    (await gateway(p, t.outsider.accessToken, "kb_delete_document", { doc_id: first.id })).status,
     404,
   );
-  const del = await ok(p, t.member.accessToken, "kb_delete_document", { doc_id: first.document.id });
-  assert.deepEqual(del, { deleted: true, id: first.document.id });
+  const del = await ok(p, t.member.accessToken, "kb_delete_document", { doc_id: first.id });
+  assert.deepEqual(del, { deleted: true, id: first.id });
   assert.equal(
-    (await gateway(p, t.member.accessToken, "kb_get_document", { doc_id: first.document.id })).status,
+    (await gateway(p, t.member.accessToken, "kb_get_document", { doc_id: first.id })).status,
     404,
   );
-  const left = await p.db.query(`select 1 from public.kb_doc_chunks where doc_id = $1`, [first.document.id]);
+  const left = await p.db.query(`select 1 from public.kb_doc_chunks where doc_id = $1`, [first.id]);
   assert.equal(left.rows.length, 0);
 
   const viewerWrite = await gateway(p, t.viewer.accessToken, "kb_create_document", { ...base, content: "x" });
@@ -108,8 +107,7 @@ platformTest("documents: upsert by key, get, update, delete; chunks follow the c
 platformTest("kb_search filters: category, published only, access levels, threshold", async (p) => {
   const t = await createTeam(p);
   const mk = async (name: string, access_level: string) =>
-    (await ok(p, t.owner.accessToken, "kb_create_category", { workspace_id: t.ws, name, access_level }))
-      .category;
+    await ok(p, t.owner.accessToken, "kb_create_category", { workspace_id: t.ws, name, access_level });
   const pub = await mk("Public FAQ", "public");
   const internal = await mk("Internal notes", "member");
   const board = await mk("Board", "admin");
@@ -162,7 +160,7 @@ platformTest("kb_search filters: category, published only, access levels, thresh
     caller: "public",
   });
   assert.equal(publicCaller.mode, "hybrid");
-  assert.deepEqual(publicCaller.results.map((h: { document_title: string }) => h.document_title), [
+  assert.deepEqual(publicCaller.chunks.map((h: { document_title: string }) => h.document_title), [
     "Grout colours",
   ]);
   const mixed = await ok(p, t.owner.accessToken, "search_knowledge_base", {
@@ -179,7 +177,7 @@ platformTest("kb_search filters: category, published only, access levels, thresh
     search_types: ["entities"],
   });
   assert.equal(entities.status, 200);
-  assert.deepEqual(entities.body.data.results, [], "no processed documents in this workspace");
+  assert.deepEqual(entities.body.data.chunks, [], "no processed documents in this workspace");
 });
 
 platformTest("attachments link documents and products of one workspace", async (p) => {
@@ -192,17 +190,17 @@ platformTest("attachments link documents and products of one workspace", async (
     `insert into public.products (workspace_id, name) values ($1, 'Elsewhere') returning id`,
     [t.otherWs],
   )).rows;
-  const doc = (await ok(p, t.member.accessToken, "kb_create_document", {
+  const doc = await ok(p, t.member.accessToken, "kb_create_document", {
     workspace_id: t.ws,
     title: "Keraflex data sheet",
     content: "Keraflex Maxi S1: C2TE S1 adhesive.",
-  })).document;
+  });
   const a = await ok(p, t.member.accessToken, "kb_create_attachment", {
     doc_id: doc.id,
     product_id: product.id,
     relationship_type: "specification",
   });
-  assert.equal(a.attachment.workspace_id, t.ws);
+  assert.equal(a.workspace_id, t.ws);
   assert.equal(
     (await gateway(p, t.member.accessToken, "kb_create_attachment", {
       doc_id: doc.id,
@@ -244,14 +242,14 @@ platformTest("kb_create_from_pdf extracts the text with a PDF library; bad files
     pdf_base64: toBase64(pdf),
   });
   assert.equal(r.pages, 2);
-  assert.equal(r.document.title, "Keraflex installation guide");
-  assert.equal(r.document.source, "pdf");
-  assert.match(r.document.content, /notched trowel[\s\S]*Allow 24 hours/);
+  assert.equal(r.title, "Keraflex installation guide");
+  assert.equal(r.source, "pdf");
+  assert.match(r.content, /notched trowel[\s\S]*Allow 24 hours/);
   const hits = await ok(p, t.member.accessToken, "kb_search", {
     workspace_id: t.ws,
     query: "grouting after curing",
   });
-  assert.equal(hits.results[0].id, r.document.id);
+  assert.equal(hits.results[0].id, r.id);
 
   const notPdf = await gateway(p, t.member.accessToken, "kb_create_from_pdf", {
     workspace_id: t.ws,

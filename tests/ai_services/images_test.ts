@@ -271,7 +271,7 @@ platformTest(
       filename: "swatch.png",
       workspace_id: t.ws,
     }, 1);
-    const img = r.body.data.image;
+    const img = r.body.data;
     assert.equal(r.body.data.analysis.material_type, "terracotta");
     assert.equal(img.storage_bucket, "image-uploads");
     assert.equal(img.storage_path, `${t.member.id}/${img.id}.png`);

@@ -78,6 +78,7 @@ platformTest(
     await resend.deliver({ ...resend.event(noise, "email.sent"), created_at: "2026-11-01T08:00:00Z" });
 
     const r = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
       action: "analytics",
       dateRange: { start: "2026-10-31", end: "2026-11-03T23:59:59Z" },
     });
@@ -105,6 +106,7 @@ platformTest(
     });
 
     const oneDay = await emailApi(p, t.member.accessToken, {
+      workspaceId: t.workspaceId,
       action: "analytics",
       dateRange: { start: "2026-11-02", end: "2026-11-02" },
     });
@@ -117,7 +119,7 @@ platformTest(
 
 platformTest("analytics: the last 30 days by default; a bad range is a 400; outsiders get 404", async (p) => {
   const t = await team(p);
-  const r = await emailApi(p, t.viewer.accessToken, { action: "analytics" });
+  const r = await emailApi(p, t.viewer.accessToken, { workspaceId: t.workspaceId, action: "analytics" });
   assert.equal(r.status, 200);
   const days = r.body.dailyData as { date: string }[];
   assert.equal(days.length, 30);
@@ -131,7 +133,11 @@ platformTest("analytics: the last 30 days by default; a bad range is a 400; outs
       { start: "2026-02-30", end: "2026-03-01" },
     ]
   ) {
-    const bad = await emailApi(p, t.viewer.accessToken, { action: "analytics", dateRange });
+    const bad = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "analytics",
+      dateRange,
+    });
     assert.equal(bad.status, 400, JSON.stringify(dateRange));
   }
   const other = await team(p);

@@ -1,6 +1,6 @@
 /** email-api action by action: send (plain, template, every field), domains, logs, refusals. */
 import assert from "node:assert/strict";
-import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
+import { createUser, platformTest } from "../helpers/platform.ts";
 import { emailApi, logRow, resendOf, send, team, uniqueDomain } from "./support.ts";
 
 platformTest(
@@ -10,6 +10,7 @@ platformTest(
     resend.reset();
     const t = await team(p);
     const r = await emailApi(p, t.member.accessToken, {
+      workspaceId: t.workspaceId,
       action: "send",
       to: ["Ana@Example.org", "bo@example.org"],
       from: t.from,
@@ -73,6 +74,7 @@ platformTest("send: templateSlug renders subject, HTML (escaped) and text with t
   });
   assert.equal(error, null);
   const r = await emailApi(p, t.member.accessToken, {
+    workspaceId: t.workspaceId,
     action: "send",
     to: "ana@example.org",
     from: t.from,
@@ -89,6 +91,7 @@ platformTest("send: templateSlug renders subject, HTML (escaped) and text with t
   assert.deepEqual(log.variables, { name: "Ana <script>", number: "Q-7", total: 120.5 });
 
   const missing = await emailApi(p, t.member.accessToken, {
+    workspaceId: t.workspaceId,
     action: "send",
     to: "ana@example.org",
     from: t.from,
@@ -99,6 +102,7 @@ platformTest("send: templateSlug renders subject, HTML (escaped) and text with t
   assert.equal(missing.body.code, "missing_variables");
   assert.match(missing.body.error as string, /number, total/);
   const unknown = await emailApi(p, t.member.accessToken, {
+    workspaceId: t.workspaceId,
     action: "send",
     to: "ana@example.org",
     from: t.from,
@@ -123,7 +127,7 @@ platformTest("send: bad input is a 400 naming the field", async (p) => {
     [{ fromName: "Evil <x@y.z>" }, /fromName/],
   ];
   for (const [patch, message] of cases) {
-    const r = await emailApi(p, t.member.accessToken, { ...base, ...patch });
+    const r = await emailApi(p, t.member.accessToken, { workspaceId: t.workspaceId, ...base, ...patch });
     assert.equal(r.status, 400, JSON.stringify(patch));
     assert.match(r.body.error as string, message, JSON.stringify(r.body));
   }
@@ -134,6 +138,7 @@ platformTest("send: from must be at a verified domain of the caller's workspace"
   resend.reset();
   const pending = await team(p, false);
   const r = await emailApi(p, pending.owner.accessToken, {
+    workspaceId: pending.workspaceId,
     action: "send",
     to: "a@example.org",
     from: pending.from,
@@ -145,6 +150,7 @@ platformTest("send: from must be at a verified domain of the caller's workspace"
   // Another workspace's verified domain does not help either.
   const other = await team(p);
   const r2 = await emailApi(p, pending.owner.accessToken, {
+    workspaceId: pending.workspaceId,
     action: "send",
     to: "a@example.org",
     from: other.from,
@@ -161,20 +167,23 @@ platformTest(
   async (p) => {
     const t = await team(p);
     const body = { action: "send", to: "a@example.org", from: t.from, subject: "Hi", text: "x" };
-    const viewer = await emailApi(p, t.viewer.accessToken, body);
+    const viewer = await emailApi(p, t.viewer.accessToken, { ...body, workspaceId: t.workspaceId });
     assert.equal(viewer.status, 403);
     const outsider = await createUser(p, "outsider");
     const r = await emailApi(p, outsider.accessToken, { ...body, workspaceId: t.workspaceId });
     assert.equal(r.status, 404);
+    // Naming none, the outsider works in their only workspace (their personal one), where the
+    // team's domain is not theirs to send from.
     const none = await emailApi(p, outsider.accessToken, body);
-    assert.equal(none.status, 400);
-    assert.equal(none.body.code, "workspace_required");
+    assert.equal(none.status, 403);
+    assert.equal(none.body.code, "unverified_sender");
     assert.equal((await emailApi(p, null, body)).status, 401);
-    // A user in two workspaces names the one meant.
-    await createWorkspace(p, t.member.id);
+    // A user in two workspaces (the team's and their personal one) names the one meant.
     const two = await emailApi(p, t.member.accessToken, body);
     assert.equal(two.status, 400);
-    assert.match(two.body.error as string, /belong to 2 workspaces/);
+    assert.equal(two.body.code, "workspace_required");
+    assert.match(two.body.error as string, /^workspaceId is required: you belong to 2 workspaces/);
+    assert.match(two.body.error as string, /personal workspace is not a default/);
     const named = await emailApi(p, t.member.accessToken, { ...body, workspaceId: t.workspaceId });
     assert.equal(named.status, 200, JSON.stringify(named.body));
     // The service role acts for a named workspace (e.g. the flow engine's send_email).
@@ -190,6 +199,7 @@ platformTest("send: a provider error is a 502 and the log says failed", async (p
   const t = await team(p);
   resend.failNext(422, { message: "The domain is not verified at the provider." });
   const r = await emailApi(p, t.member.accessToken, {
+    workspaceId: t.workspaceId,
     action: "send",
     to: "a@example.org",
     from: t.from,
@@ -216,14 +226,23 @@ platformTest(
     const t = await team(p, false);
     const domain = uniqueDomain("news");
     for (const u of [t.member, t.viewer]) {
-      const r = await emailApi(p, u.accessToken, { action: "add-domain", domain });
+      const r = await emailApi(p, u.accessToken, {
+        workspaceId: t.workspaceId,
+        action: "add-domain",
+        domain,
+      });
       assert.equal(r.status, 403, JSON.stringify(r.body));
     }
     // A claim in user_metadata changes nothing: the role comes from the database.
     await t.member.client.auth.updateUser({ data: { role: "admin" } });
-    assert.equal((await emailApi(p, t.member.accessToken, { action: "add-domain", domain })).status, 403);
+    assert.equal(
+      (await emailApi(p, t.member.accessToken, { workspaceId: t.workspaceId, action: "add-domain", domain }))
+        .status,
+      403,
+    );
 
     const r = await emailApi(p, t.admin.accessToken, {
+      workspaceId: t.workspaceId,
       action: "add-domain",
       domain: ` ${domain.toUpperCase()} `,
     });
@@ -234,9 +253,17 @@ platformTest(
     assert.equal(d.verification_status, "pending");
     assert.match(r.body.message as string, /DNS/);
     assert.equal([...resend.domains.values()].some((x) => x.name === domain), true);
-    const dup = await emailApi(p, t.owner.accessToken, { action: "add-domain", domain });
+    const dup = await emailApi(p, t.owner.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "add-domain",
+      domain,
+    });
     assert.equal(dup.status, 409);
-    const bad = await emailApi(p, t.owner.accessToken, { action: "add-domain", domain: "not a domain" });
+    const bad = await emailApi(p, t.owner.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "add-domain",
+      domain: "not a domain",
+    });
     assert.equal(bad.status, 400);
   },
 );
@@ -246,17 +273,26 @@ platformTest(
   async (p) => {
     const t = await team(p, false);
     assert.equal(
-      (await emailApi(p, t.member.accessToken, { action: "mark-domain-verified", domain: t.domain })).status,
+      (await emailApi(p, t.member.accessToken, {
+        workspaceId: t.workspaceId,
+        action: "mark-domain-verified",
+        domain: t.domain,
+      })).status,
       403,
     );
     const unknown = await emailApi(p, t.admin.accessToken, {
+      workspaceId: t.workspaceId,
       action: "mark-domain-verified",
       domain: uniqueDomain(),
     });
     assert.equal(unknown.status, 404);
-    const ok = await emailApi(p, t.admin.accessToken, { action: "mark-domain-verified", domain: t.domain });
+    const ok = await emailApi(p, t.admin.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "mark-domain-verified",
+      domain: t.domain,
+    });
     assert.deepEqual([ok.status, ok.body], [200, { success: true }]);
-    const list = await emailApi(p, t.viewer.accessToken, { action: "domains" });
+    const list = await emailApi(p, t.viewer.accessToken, { workspaceId: t.workspaceId, action: "domains" });
     assert.equal(list.status, 200);
     const [d] = list.body.domains as Record<string, unknown>[];
     assert.deepEqual(Object.keys(d).sort(), [
@@ -275,7 +311,11 @@ platformTest(
     );
     // Another workspace cannot register the name (the provider account is shared) ...
     const rival = await team(p, false);
-    const taken = await emailApi(p, rival.owner.accessToken, { action: "add-domain", domain: t.domain });
+    const taken = await emailApi(p, rival.owner.accessToken, {
+      workspaceId: rival.workspaceId,
+      action: "add-domain",
+      domain: t.domain,
+    });
     assert.equal(taken.status, 409);
     assert.equal(taken.body.code, "domain_taken");
     // ... and a pending row of the same name (e.g. from before) can never be verified for it.
@@ -284,6 +324,7 @@ platformTest(
       t.domain,
     ]);
     const claim = await emailApi(p, rival.owner.accessToken, {
+      workspaceId: rival.workspaceId,
       action: "mark-domain-verified",
       domain: t.domain,
     });
@@ -296,9 +337,9 @@ platformTest(
   async (p) => {
     const t = await team(p);
     const other = await team(p);
-    await send(p, other.owner, other.from);
-    for (let i = 0; i < 3; i++) await send(p, t.member, t.from, { emailType: "marketing", subject: `M${i}` });
-    const tx = await send(p, t.member, t.from, { emailType: "transactional" });
+    await send(p, other.owner, other);
+    for (let i = 0; i < 3; i++) await send(p, t.member, t, { emailType: "marketing", subject: `M${i}` });
+    const tx = await send(p, t.member, t, { emailType: "transactional" });
     await p.db.query(`update public.email_logs set status = 'delivered' where id = $1`, [tx.logId]);
     // Enough rows for the default limit to bite.
     await p.db.query(
@@ -306,24 +347,50 @@ platformTest(
      select $1, $2, array['x@example.org'], 'bulk ' || g, 'notification', 'sent' from generate_series(1, 50) g`,
       [t.workspaceId, t.from],
     );
-    const all = await emailApi(p, t.viewer.accessToken, { action: "logs" });
+    const all = await emailApi(p, t.viewer.accessToken, { workspaceId: t.workspaceId, action: "logs" });
     assert.equal(all.status, 200);
     const logs = all.body.logs as Record<string, unknown>[];
     assert.equal(logs.length, 50);
     assert.ok(logs.every((l) => l.workspace_id === t.workspaceId));
-    const marketing = await emailApi(p, t.viewer.accessToken, { action: "logs", emailType: "marketing" });
+    const marketing = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "logs",
+      emailType: "marketing",
+    });
     assert.deepEqual((marketing.body.logs as { subject: string }[]).map((l) => l.subject), [
       "M2",
       "M1",
       "M0",
     ]);
-    const delivered = await emailApi(p, t.viewer.accessToken, { action: "logs", status: "delivered" });
+    const delivered = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "logs",
+      status: "delivered",
+    });
     assert.deepEqual((delivered.body.logs as { id: string }[]).map((l) => l.id), [tx.logId]);
-    const limited = await emailApi(p, t.viewer.accessToken, { action: "logs", limit: 2 });
+    const limited = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "logs",
+      limit: 2,
+    });
     assert.equal((limited.body.logs as unknown[]).length, 2);
-    assert.equal((await emailApi(p, t.viewer.accessToken, { action: "logs", limit: 0 })).status, 400);
-    assert.equal((await emailApi(p, t.viewer.accessToken, { action: "logs", status: "read" })).status, 400);
-    const domains = await emailApi(p, t.viewer.accessToken, { action: "domains" });
+    assert.equal(
+      (await emailApi(p, t.viewer.accessToken, { workspaceId: t.workspaceId, action: "logs", limit: 0 }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (await emailApi(p, t.viewer.accessToken, {
+        workspaceId: t.workspaceId,
+        action: "logs",
+        status: "read",
+      })).status,
+      400,
+    );
+    const domains = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "domains",
+    });
     assert.deepEqual((domains.body.domains as { domain: string }[]).map((d) => d.domain), [t.domain]);
   },
 );
@@ -331,12 +398,16 @@ platformTest(
 platformTest("removed actions answer 400 naming them; an unknown action is a 400 too", async (p) => {
   const t = await team(p);
   for (const action of ["verify-domain", "check-domain", "list-ses-domains", "sending-stats"]) {
-    const r = await emailApi(p, t.owner.accessToken, { action, domain: t.domain });
+    const r = await emailApi(p, t.owner.accessToken, {
+      workspaceId: t.workspaceId,
+      action,
+      domain: t.domain,
+    });
     assert.equal(r.status, 400);
     assert.equal(r.body.code, "action_removed");
     assert.match(r.body.error as string, new RegExp(`'${action}' was removed`));
   }
-  const unknown = await emailApi(p, t.owner.accessToken, { action: "explode" });
+  const unknown = await emailApi(p, t.owner.accessToken, { workspaceId: t.workspaceId, action: "explode" });
   assert.equal(unknown.status, 400);
   assert.equal(unknown.body.code, "validation_failed");
 });

@@ -10,8 +10,8 @@ import { send, team } from "./support.ts";
 platformTest("members read their workspace's email rows only; outsiders read nothing", async (p) => {
   const t = await team(p);
   const other = await team(p);
-  await send(p, t.member, t.from);
-  await send(p, other.member, other.from);
+  await send(p, t.member, t);
+  await send(p, other.member, other);
   for (const table of ["email_logs", "email_domains", "email_analytics"]) {
     const mine = await t.viewer.client.from(table).select("workspace_id");
     assert.equal(mine.error, null, table);

@@ -53,7 +53,7 @@ platformTest(
     const stand = resendOf(p);
     stand.reset();
     const t = await team(p);
-    const { messageId } = await send(p, t.member, t.from, {
+    const { messageId } = await send(p, t.member, t, {
       subject: "Quote <Q-9> ready",
       html: '<p onclick="x()">Total "120"</p><script>alert(1)</script>',
       text: "Total 120",

@@ -45,26 +45,31 @@ export async function team(p: Platform, verified = true): Promise<Team> {
     [viewer.id]: "viewer",
   });
   const domain = uniqueDomain();
-  const added = await emailApi(p, owner.accessToken, { action: "add-domain", domain });
+  const added = await emailApi(p, owner.accessToken, { action: "add-domain", workspaceId, domain });
   assert.equal(added.status, 200, JSON.stringify(added.body));
   if (verified) {
-    const marked = await emailApi(p, owner.accessToken, { action: "mark-domain-verified", domain });
+    const marked = await emailApi(p, owner.accessToken, {
+      action: "mark-domain-verified",
+      workspaceId,
+      domain,
+    });
     assert.equal(marked.status, 200, JSON.stringify(marked.body));
   }
   return { workspaceId, owner, admin, member, viewer, domain, from: `hello@${domain}` };
 }
 
-/** Sends a plain email as `u` and returns {messageId, logId}. */
+/** Sends a plain email as `u` in the team's workspace, from its domain; returns {messageId, logId}. */
 export async function send(
   p: Platform,
   u: TestUser,
-  from: string,
+  team: Pick<Team, "workspaceId" | "from">,
   extra: Record<string, unknown> = {},
 ): Promise<{ messageId: string; logId: string }> {
   const r = await emailApi(p, u.accessToken, {
     action: "send",
+    workspaceId: team.workspaceId,
     to: "customer@example.org",
-    from,
+    from: team.from,
     subject: "Your quote",
     html: "<p>Hello</p>",
     ...extra,

@@ -21,7 +21,7 @@ platformTest("signed events move the log and count once per email in the day's a
   const resend = resendOf(p);
   resend.reset();
   const t = await team(p);
-  const { messageId, logId } = await send(p, t.member, t.from);
+  const { messageId, logId } = await send(p, t.member, t);
   assert.deepEqual(await today(p, t.workspaceId), {
     sent: 1,
     delivered: 0,
@@ -73,7 +73,7 @@ platformTest(
     const resend = resendOf(p);
     resend.reset();
     const t = await team(p);
-    const { messageId, logId } = await send(p, t.member, t.from);
+    const { messageId, logId } = await send(p, t.member, t);
     const forged = `whsec_${btoa("not the endpoint's secret, 32 by")}`;
     const now = Math.floor(Date.now() / 1000);
     const attempts = [
@@ -101,7 +101,7 @@ platformTest("a replayed svix-id is acknowledged and ignored", async (p) => {
   const resend = resendOf(p);
   resend.reset();
   const t = await team(p);
-  const { messageId, logId } = await send(p, t.member, t.from);
+  const { messageId, logId } = await send(p, t.member, t);
   const event = resend.event(messageId, "email.opened");
   const first = await resend.deliver(event, { svixId: "msg_replayed_once" });
   assert.equal(JSON.parse(first.body).outcome, "applied");
@@ -120,7 +120,7 @@ platformTest(
     const resend = resendOf(p);
     resend.reset();
     const t = await team(p);
-    const { messageId } = await send(p, t.member, t.from);
+    const { messageId } = await send(p, t.member, t);
     const unknown = await resend.deliver({
       type: "email.delivered",
       created_at: new Date().toISOString(),
@@ -146,7 +146,7 @@ platformTest(
     const resend = resendOf(p);
     resend.reset();
     const t = await team(p);
-    const { messageId, logId } = await send(p, t.member, t.from, { to: "gone@example.org" });
+    const { messageId, logId } = await send(p, t.member, t, { to: "gone@example.org" });
     const r = await resend.emit(messageId, "email.bounced");
     assert.equal(r.status, 200, r.body);
     const log = await logRow(p, logId);
@@ -157,6 +157,7 @@ platformTest(
     const before = resend.emails.size;
     for (const emailType of ["transactional", "marketing"]) {
       const again = await emailApi(p, t.member.accessToken, {
+        workspaceId: t.workspaceId,
         action: "send",
         to: "Gone@example.org",
         from: t.from,
@@ -169,7 +170,11 @@ platformTest(
       assert.match(again.body.error as string, /gone@example\.org/);
     }
     assert.equal(resend.emails.size, before);
-    const failed = await emailApi(p, t.viewer.accessToken, { action: "logs", status: "failed" });
+    const failed = await emailApi(p, t.viewer.accessToken, {
+      workspaceId: t.workspaceId,
+      action: "logs",
+      status: "failed",
+    });
     const logs = failed.body.logs as { subject: string; error_message: string }[];
     assert.equal(logs.length, 2);
     assert.ok(
@@ -178,12 +183,12 @@ platformTest(
       ),
     );
     // A transient bounce suppresses nothing.
-    const soft = await send(p, t.member, t.from, { to: "full@example.org" });
+    const soft = await send(p, t.member, t, { to: "full@example.org" });
     await resend.emit(soft.messageId, "email.bounced", {
       extra: { bounce: { type: "Transient", subType: "MailboxFull", message: "Mailbox full" } },
     });
     assert.equal((await logRow(p, soft.logId)).status, "bounced");
-    await send(p, t.member, t.from, { to: "full@example.org" });
+    await send(p, t.member, t, { to: "full@example.org" });
   },
 );
 
@@ -203,6 +208,7 @@ platformTest("marketing email honours unsubscribes; a complaint suppresses every
   assert.equal(unsub.error, null);
 
   const marketing = await emailApi(p, t.member.accessToken, {
+    workspaceId: t.workspaceId,
     action: "send",
     to: "ana@example.org",
     cc: ["bo@example.org"],
@@ -219,11 +225,12 @@ platformTest("marketing email honours unsubscribes; a complaint suppresses every
   assert.equal(log.email_type, "marketing");
   assert.equal((await today(p, t.workspaceId)).failed, 1);
   // Transactional mail still reaches an unsubscribed address.
-  await send(p, t.member, t.from, { to: "ana@example.org", emailType: "transactional" });
+  await send(p, t.member, t, { to: "ana@example.org", emailType: "transactional" });
 
-  const { messageId } = await send(p, t.member, t.from, { to: "bo@example.org" });
+  const { messageId } = await send(p, t.member, t, { to: "bo@example.org" });
   await resend.emit(messageId, "email.complained");
   const tx = await emailApi(p, t.member.accessToken, {
+    workspaceId: t.workspaceId,
     action: "send",
     to: "bo@example.org",
     from: t.from,
@@ -240,9 +247,9 @@ platformTest(
     resend.reset();
     const t = await team(p);
     const sent = [];
-    for (let i = 0; i < 10; i++) sent.push(await send(p, t.member, t.from, { to: `r${i}@example.org` }));
+    for (let i = 0; i < 10; i++) sent.push(await send(p, t.member, t, { to: `r${i}@example.org` }));
     const domainOf = async () => {
-      const r = await emailApi(p, t.viewer.accessToken, { action: "domains" });
+      const r = await emailApi(p, t.viewer.accessToken, { workspaceId: t.workspaceId, action: "domains" });
       const [d] = r.body.domains as {
         bounce_rate: number;
         complaint_rate: number;
@@ -253,9 +260,9 @@ platformTest(
     assert.deepEqual(await domainOf(), [0, 0, "good"]);
     await resend.emit(sent[0].messageId, "email.bounced");
     assert.deepEqual(await domainOf(), [10, 0, "poor"]);
-    for (let i = 10; i < 20; i++) sent.push(await send(p, t.member, t.from, { to: `r${i}@example.org` }));
+    for (let i = 10; i < 20; i++) sent.push(await send(p, t.member, t, { to: `r${i}@example.org` }));
     assert.deepEqual(await domainOf(), [5, 0, "warning"]);
-    for (let i = 20; i < 40; i++) sent.push(await send(p, t.member, t.from, { to: `r${i}@example.org` }));
+    for (let i = 20; i < 40; i++) sent.push(await send(p, t.member, t, { to: `r${i}@example.org` }));
     assert.deepEqual(await domainOf(), [2.5, 0, "good"]);
     await resend.emit(sent[1].messageId, "email.complained");
     assert.deepEqual(await domainOf(), [2.5, 2.5, "poor"]);
@@ -266,7 +273,7 @@ platformTest("without RESEND_WEBHOOK_SECRET the webhook answers 503 and applies 
   const resend = resendOf(p);
   resend.reset();
   const t = await team(p);
-  const { messageId, logId } = await send(p, t.member, t.from);
+  const { messageId, logId } = await send(p, t.member, t);
   const secret = p.env.RESEND_WEBHOOK_SECRET;
   delete p.env.RESEND_WEBHOOK_SECRET;
   try {

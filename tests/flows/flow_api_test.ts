@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
+import { createTeam } from "../helpers/team.ts";
 import { engine, flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
 
 const actions = (to: string, from: string, userId: string) => [
@@ -45,6 +46,7 @@ platformTest(
     const resend = p.sandbox!.get("resend");
     const to = phone();
     const flow = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "manual" }, actions(to, t.from, t.member.id), edges),
     });
     const data = { name: "Ada", total: 250, email: "ada@example.org", order: "A-1" };
@@ -58,7 +60,7 @@ platformTest(
     });
     assert.equal(dry.status, 200, JSON.stringify(dry.body));
     assert.equal(dry.body.dry_run, true);
-    const nodes = dry.body.nodes as {
+    const nodes = dry.body.steps as {
       node_id: string;
       status: string;
       resolved_config: Record<string, unknown>;
@@ -114,9 +116,80 @@ platformTest(
   },
 );
 
+platformTest("test-flow and execute-flow name the per-node results alike: steps", async (p) => {
+  const t = await createTeam(p, { prefix: "flow-steps" });
+  const flow = await saveFlow(p, t.admin.accessToken, {
+    workspace_id: t.ws,
+    graph: graph({ type: "manual" }, [{
+      id: "note",
+      type: "create_notification",
+      config: { user_id: t.member.id, title: "Order {{trigger.data.order}}" },
+    }], [["start", "note"]]),
+  });
+  const body = { flow_id: flow.id, trigger_data: { order: "B-7" } };
+  const dry = await engine(p, t.member.accessToken, { action: "test-flow", ...body });
+  const real = await engine(p, t.member.accessToken, { action: "execute-flow", ...body });
+  for (const r of [dry, real]) {
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal("nodes" in r.body, false, "one name: steps");
+    const steps = r.body.steps as { node_id: string; status: string; resolved_config?: { title?: string } }[];
+    assert.deepEqual(steps.map((s) => [s.node_id, s.status]), [["start", "completed"], [
+      "note",
+      "completed",
+    ]]);
+    assert.equal(steps[1].resolved_config?.title, "Order B-7");
+    assert.deepEqual((await runRow(p, r.body.run_id as string)).steps.map((s) => s.node_id), [
+      "start",
+      "note",
+    ]);
+  }
+  assert.equal(dry.body.dry_run, true);
+  assert.equal("dry_run" in real.body, false);
+});
+
+platformTest("flow-engine refuses a key it does not know, naming it, in every action", async (p) => {
+  const t = await createTeam(p, { prefix: "flow-strict" });
+  const flow = await saveFlow(p, t.admin.accessToken, {
+    workspace_id: t.ws,
+    graph: graph({ type: "manual" }, [], []),
+  });
+  const before = await p.db.query(`select 1 from public.flow_runs where flow_id = $1`, [flow.id]);
+  const cases: [Record<string, unknown>, string][] = [
+    [{ action: "execute-flow", flow_id: flow.id, triger_data: { a: 1 } }, 'unknown field "triger_data"'],
+    [{ action: "test-flow", flow_id: flow.id, trigger_data: {}, dry_run: true }, 'unknown field "dry_run"'],
+    [{ flow_id: flow.id, trigger_data: {}, workspace_id: t.ws }, 'unknown field "workspace_id"'],
+    [
+      { action: "trigger-event", event_type: "product.created", workspace_id: t.ws, data: {} },
+      'unknown field "data"',
+    ],
+    [
+      {
+        action: "save-flow",
+        workspace_id: t.ws,
+        name: "x",
+        graph: graph({ type: "manual" }, [], []),
+        flowId: "x",
+      },
+      'unknown field "flowId"',
+    ],
+  ];
+  for (const [body, named] of cases) {
+    const r = await engine(p, t.admin.accessToken, body);
+    assert.equal(r.status, 400, JSON.stringify([body, r.body]));
+    assert.equal(r.body.code, "validation_failed");
+    assert.ok((r.body.error as string).includes(named), JSON.stringify(r.body));
+  }
+  const after = await p.db.query(`select 1 from public.flow_runs where flow_id = $1`, [flow.id]);
+  assert.equal(after.rows.length, before.rows.length, "a refused body runs nothing");
+  // The spec's spellings still pass.
+  const ok = await engine(p, t.admin.accessToken, { flow_id: flow.id, trigger_data: {} });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+});
+
 platformTest("save-flow refuses invalid graphs naming the node, and callers without the role", async (p) => {
   const t = await flowTeam(p, "flow-save");
   const bad = await engine(p, t.admin.accessToken, {
+    workspace_id: t.ws,
     action: "save-flow",
     name: "Bad",
     graph: graph({ type: "manual" }, [{
@@ -131,6 +204,7 @@ platformTest("save-flow refuses invalid graphs naming the node, and callers with
   assert.equal(bad.status, 400);
   assert.match(bad.body.error as string, /Node "c"/);
   const cyc = await engine(p, t.admin.accessToken, {
+    workspace_id: t.ws,
     action: "save-flow",
     name: "Cycle",
     graph: graph({ type: "manual" }, [{ id: "a", type: "delay", config: { seconds: 1 } }, {
@@ -143,11 +217,12 @@ platformTest("save-flow refuses invalid graphs naming the node, and callers with
   assert.match(cyc.body.error as string, /cycle/);
   const g = graph({ type: "manual" }, [], []);
   assert.equal(
-    (await engine(p, t.member.accessToken, { action: "save-flow", name: "x", graph: g })).status,
+    (await engine(p, t.member.accessToken, { workspace_id: t.ws, action: "save-flow", name: "x", graph: g }))
+      .status,
     403,
   );
   assert.equal((await engine(p, null, { action: "save-flow", name: "x", graph: g })).status, 401);
-  const flow = await saveFlow(p, t.owner.accessToken, { graph: g });
+  const flow = await saveFlow(p, t.owner.accessToken, { workspace_id: t.ws, graph: g });
   // Another workspace's owner neither runs nor edits it.
   const other = await engine(p, t.outsider.accessToken, { action: "execute-flow", flow_id: flow.id });
   assert.equal(other.status, 404);
@@ -226,6 +301,7 @@ platformTest(
       ]
     ) {
       const flow = await saveFlow(p, t.admin.accessToken, {
+        workspace_id: t.ws,
         graph: graph({ type: "manual" }, [
           { id: "fetch", type: "http_request", config: { method: "GET", url: "{{trigger.data.url}}" } },
           { id: "after", type: "create_notification", config: { user_id: t.admin.id, title: "fetched" } },
@@ -265,17 +341,21 @@ platformTest("trigger-event runs the workspace's matching event flows only", asy
     config: { to, content: "Product {{trigger.data.product.name}}" },
   };
   const listening = await saveFlow(p, t.admin.accessToken, {
+    workspace_id: t.ws,
     graph: graph({ type: "event", config: { event_type: "product.created" } }, [sms], [["start", "sms"]]),
   });
   await saveFlow(p, t.admin.accessToken, {
+    workspace_id: t.ws,
     graph: graph({ type: "event", config: { event_type: "quote.submitted" } }, [sms], [["start", "sms"]]),
   });
   await saveFlow(p, t.admin.accessToken, {
+    workspace_id: t.ws,
     enabled: false,
     graph: graph({ type: "event", config: { event_type: "product.created" } }, [sms], [["start", "sms"]]),
   });
   const before = tw.messages().length;
   const r = await engine(p, t.member.accessToken, {
+    workspace_id: t.ws,
     action: "trigger-event",
     event_type: "product.created",
     event_data: { product: { name: "Oak panel" } },
@@ -287,6 +367,7 @@ platformTest("trigger-event runs the workspace's matching event flows only", asy
   assert.deepEqual(sent.map((m) => [m.to, m.body]), [[to, "Product Oak panel"]]);
   // Another workspace's event does not reach this workspace's flows.
   const other = await engine(p, t.outsider.accessToken, {
+    workspace_id: t.otherWs,
     action: "trigger-event",
     event_type: "product.created",
     event_data: {},
@@ -302,7 +383,11 @@ platformTest("trigger-event runs the workspace's matching event flows only", asy
     404,
   );
   assert.equal(
-    (await engine(p, t.member.accessToken, { action: "trigger-event", event_type: "Bad Name!" })).status,
+    (await engine(p, t.member.accessToken, {
+      workspace_id: t.ws,
+      action: "trigger-event",
+      event_type: "Bad Name!",
+    })).status,
     400,
   );
 });
@@ -321,6 +406,7 @@ platformTest(
       [t.otherWs],
     );
     const flow = await saveFlow(p, t.admin.accessToken, {
+      workspace_id: t.ws,
       graph: graph({ type: "manual" }, [{
         id: "quote",
         type: "send_quote",

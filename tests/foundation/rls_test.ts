@@ -3,7 +3,13 @@
  * anon / authenticated (with claims) / service_role. Each case tries to break a rule.
  */
 import assert from "node:assert/strict";
-import { createUser, createWorkspace, platformTest, setPlatformRole } from "../helpers/platform.ts";
+import {
+  createUser,
+  createWorkspace,
+  personalWorkspace,
+  platformTest,
+  setPlatformRole,
+} from "../helpers/platform.ts";
 import { sqlAs, sqlState } from "../helpers/sql.ts";
 
 platformTest("every table in public has RLS enabled", async (p) => {
@@ -38,9 +44,11 @@ platformTest("workspaces: members see only their own; outsiders and anon see not
       `select id from public.workspaces`,
     ))
       .map((r) => r.id).sort();
-  assert.deepEqual(await seenBy(a.id), [wsA]);
-  assert.deepEqual(await seenBy(b.id), [wsB]);
-  assert.deepEqual(await seenBy(member.id), [wsA]);
+  // Each also sees the personal workspace their account came with, and nobody else's.
+  const own = async (id: string, ...ws: string[]) => [...ws, await personalWorkspace(p, id)].sort();
+  assert.deepEqual(await seenBy(a.id), await own(a.id, wsA));
+  assert.deepEqual(await seenBy(b.id), await own(b.id, wsB));
+  assert.deepEqual(await seenBy(member.id), await own(member.id, wsA));
   assert.equal(await sqlState(() => sqlAs(p, { role: "anon" }, `select id from public.workspaces`)), "42501");
   // Members of A cannot read B's member list.
   const members = await sqlAs(

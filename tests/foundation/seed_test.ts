@@ -10,17 +10,29 @@ platformTest(
       password: "demo-password",
     });
     assert.equal(error, null);
-    const access = await p.db.query<{ role: string; ws: string }>(
-      `select r.name as role, m.role as ws from public.user_profiles u join public.roles r on r.id = u.role_id
-       join public.workspace_members m on m.user_id = u.user_id where u.user_id = $1`,
-      [data.user!.id],
-    );
-    assert.deepEqual(access.rows, [{ role: "admin", ws: "owner" }]);
+    // Like every account, each demo account also owns its personal workspace.
+    const access = (userId: string) =>
+      p.db.query<{ role: string; workspace: string; is_personal: boolean; ws: string }>(
+        `select r.name as role, w.name as workspace, w.is_personal, m.role as ws
+           from public.user_profiles u join public.roles r on r.id = u.role_id
+           join public.workspace_members m on m.user_id = u.user_id
+           join public.workspaces w on w.id = m.workspace_id
+          where u.user_id = $1 order by w.is_personal, w.name`,
+        [userId],
+      );
+    assert.deepEqual((await access(data.user!.id)).rows, [
+      { role: "admin", workspace: "Demo Catalog", is_personal: false, ws: "owner" },
+      { role: "admin", workspace: "Personal", is_personal: true, ws: "owner" },
+    ]);
     const member = await anonClient(p).auth.signInWithPassword({
       email: "member@example.com",
       password: "demo-password",
     });
     assert.equal(member.error, null);
+    assert.deepEqual((await access(member.data.user!.id)).rows, [
+      { role: "user", workspace: "Demo Catalog", is_personal: false, ws: "member" },
+      { role: "user", workspace: "Personal", is_personal: true, ws: "owner" },
+    ]);
     const wrong = await anonClient(p).auth.signInWithPassword({
       email: "member@example.com",
       password: "nope-nope",

@@ -12,6 +12,7 @@ export {
   anonClient,
   createUser,
   createWorkspace,
+  personalWorkspace,
   serviceClient,
   type TestUser,
   uniqueEmail,

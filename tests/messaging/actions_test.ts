@@ -15,7 +15,7 @@ platformTest("channels and templates: listed for members, filtered by channelTyp
      values ($1, 'A', 'a', 'sms', 'x'), ($1, 'B', 'b', 'whatsapp', 'y')`,
     [s.ws],
   );
-  const all = await call(p, s.viewer, { action: "channels" });
+  const all = await call(p, s.viewer, { workspaceId: s.ws, action: "channels" });
   assert.equal(all.status, 200);
   const channels = all.body.channels as {
     id: string;
@@ -25,14 +25,21 @@ platformTest("channels and templates: listed for members, filtered by channelTyp
   }[];
   assert.deepEqual(channels.map((c) => c.id).sort(), [s.smsChannel, s.waChannel].sort());
   assert.equal(channels[0].daily_quota, 1000);
-  const wa = await call(p, s.viewer, { action: "channels", channelType: "whatsapp" });
+  const wa = await call(p, s.viewer, { workspaceId: s.ws, action: "channels", channelType: "whatsapp" });
   assert.deepEqual((wa.body.channels as { id: string }[]).map((c) => c.id), [s.waChannel]);
-  const tpl = await call(p, s.viewer, { action: "templates", channelType: "sms" });
+  const tpl = await call(p, s.viewer, { workspaceId: s.ws, action: "templates", channelType: "sms" });
   assert.deepEqual((tpl.body.templates as { slug: string }[]).map((t) => t.slug), ["a"]);
-  assert.equal(((await call(p, s.viewer, { action: "templates" })).body.templates as unknown[]).length, 2);
+  assert.equal(
+    ((await call(p, s.viewer, { workspaceId: s.ws, action: "templates" })).body.templates as unknown[])
+      .length,
+    2,
+  );
   // The outsider sees none of it, even naming the workspace.
   assert.equal((await call(p, s.outsider, { action: "channels", workspaceId: s.ws })).status, 404);
-  assert.deepEqual((await call(p, s.outsider, { action: "channels" })).body.channels, []);
+  assert.deepEqual(
+    (await call(p, s.outsider, { workspaceId: s.otherWs, action: "channels" })).body.channels,
+    [],
+  );
 });
 
 platformTest("logs: newest first, filters in both spellings, limit 50 by default, offset", async (p) => {
@@ -58,23 +65,30 @@ platformTest("logs: newest first, filters in both spellings, limit 50 by default
       );
     }
     clock.time += 1000;
-    const wa = await call(p, s.member, { action: "send", channel: "whatsapp", to: phone(), content: "wa" });
+    const wa = await call(p, s.member, {
+      workspaceId: s.ws,
+      action: "send",
+      channel: "whatsapp",
+      to: phone(),
+      content: "wa",
+    });
     assert.equal(wa.status, 200);
-    const page = await call(p, s.viewer, { action: "logs" });
+    const page = await call(p, s.viewer, { workspaceId: s.ws, action: "logs" });
     const logs = page.body.logs as { content: string; channel_type: string }[];
     assert.equal(logs.length, 50);
     assert.equal(logs[0].content, "wa");
     assert.equal(logs[1].content, "m52");
-    const next = await call(p, s.viewer, { action: "logs", limit: 10, offset: 50 });
+    const next = await call(p, s.viewer, { workspaceId: s.ws, action: "logs", limit: 10, offset: 50 });
     assert.deepEqual((next.body.logs as { content: string }[]).map((l) => l.content), [
       "m3",
       "m2",
       "m1",
       "m0",
     ]);
-    const byChannel = await call(p, s.viewer, { action: "logs", channel: "whatsapp" });
+    const byChannel = await call(p, s.viewer, { workspaceId: s.ws, action: "logs", channel: "whatsapp" });
     assert.deepEqual((byChannel.body.logs as { content: string }[]).map((l) => l.content), ["wa"]);
     const byType = await call(p, s.viewer, {
+      workspaceId: s.ws,
       action: "logs",
       channelType: "sms",
       status: "delivered",
@@ -105,11 +119,13 @@ platformTest(
       );
     }
     const a = await call(p, s.viewer, {
+      workspaceId: s.ws,
       action: "analytics",
       dateRange: { start: "2026-04-01", end: "2026-04-02" },
     });
     assert.equal(a.status, 200, JSON.stringify(a.body));
     const b = await call(p, s.viewer, {
+      workspaceId: s.ws,
       action: "analytics",
       startDate: "2026-04-01",
       endDate: "2026-04-02",
@@ -145,6 +161,7 @@ platformTest(
     assert.deepEqual(a.body.byStatus, { delivered: 1, failed: 1, read: 1, sent: 1 });
     assert.deepEqual(a.body.byChannel, { sms: 3, whatsapp: 1 });
     const wa = await call(p, s.viewer, {
+      workspaceId: s.ws,
       action: "analytics",
       channelType: "whatsapp",
       startDate: "2026-04-01",
@@ -152,6 +169,7 @@ platformTest(
     });
     assert.equal(wa.body.totalSent, 1);
     const bad = await call(p, s.viewer, {
+      workspaceId: s.ws,
       action: "analytics",
       startDate: "2026-04-05",
       endDate: "2026-04-01",
@@ -160,6 +178,7 @@ platformTest(
     assert.equal(bad.body.error, "The date range must start before it ends");
     // Another workspace's analytics count nothing of ours.
     const other = await call(p, s.outsider, {
+      workspaceId: s.otherWs,
       action: "analytics",
       startDate: "2026-04-01",
       endDate: "2026-04-30",
@@ -171,7 +190,7 @@ platformTest(
 platformTest("balance and sync-channels: admins only, from the provider", async (p) => {
   const s = await setup(p, "act-prov");
   s.tw.setBalance("12.34", "EUR");
-  const bal = await call(p, s.admin, { action: "balance" });
+  const bal = await call(p, s.admin, { action: "balance", workspaceId: s.ws });
   assert.equal(bal.status, 200);
   assert.deepEqual(bal.body, {
     success: true,
@@ -179,9 +198,9 @@ platformTest("balance and sync-channels: admins only, from the provider", async 
     currency: "EUR",
     raw: { account_sid: s.tw.accountSid, balance: "12.34", currency: "EUR" },
   });
-  assert.equal((await call(p, s.member, { action: "balance" })).status, 403);
+  assert.equal((await call(p, s.member, { action: "balance", workspaceId: s.ws })).status, 403);
   s.tw.failNext(401, { message: "Authenticate" });
-  const refused = await call(p, s.admin, { action: "balance" });
+  const refused = await call(p, s.admin, { action: "balance", workspaceId: s.ws });
   assert.equal(refused.status, 502);
   assert.equal(refused.body.error, "the service API error");
 
@@ -196,17 +215,24 @@ platformTest("balance and sync-channels: admins only, from the provider", async 
     [s.otherWs, theirs],
   );
   s.tw.addIncomingNumber({ phoneNumber: theirs });
-  assert.equal((await call(p, s.member, { action: "sync-channels" })).status, 403);
-  const sync = await call(p, s.owner, { action: "sync-channels" });
+  assert.equal((await call(p, s.member, { action: "sync-channels", workspaceId: s.ws })).status, 403);
+  const sync = await call(p, s.owner, { action: "sync-channels", workspaceId: s.ws });
   assert.equal(sync.status, 200, JSON.stringify(sync.body));
-  assert.deepEqual(sync.body.synced, [fresh]);
+  // synced is a count (what clients read), the numbers and the channels come with it.
+  assert.equal(sync.body.synced, 1);
+  assert.deepEqual(sync.body.syncedNumbers, [fresh]);
   assert.deepEqual(sync.body.skipped, [theirs]);
+  assert.deepEqual(
+    (sync.body.channels as { sender_id: string }[]).map((c) => c.sender_id).sort(),
+    [s.smsSender, s.waSender, fresh].sort(),
+  );
   const added = (sync.body.channels as { sender_id: string; display_name: string; is_default: boolean }[])
     .find((c) => c.sender_id === fresh)!;
   assert.equal(added.display_name, "Store line");
   assert.equal(added.is_default, false, "the workspace already had a default SMS channel");
-  const again = await call(p, s.owner, { action: "sync-channels" });
-  assert.deepEqual(again.body.synced, []);
+  const again = await call(p, s.owner, { action: "sync-channels", workspaceId: s.ws });
+  assert.equal(again.body.synced, 0);
+  assert.deepEqual(again.body.syncedNumbers, []);
 });
 
 platformTest("send-test: by campaign (template) or by channel and content", async (p) => {
@@ -218,6 +244,7 @@ platformTest("send-test: by campaign (template) or by channel and content", asyn
   );
   const to = phone();
   const byCampaign = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send-test",
     campaignId: t.rows[0].id,
     testNumber: to,
@@ -226,6 +253,7 @@ platformTest("send-test: by campaign (template) or by channel and content", asyn
   assert.equal(byCampaign.status, 200, JSON.stringify(byCampaign.body));
   assert.deepEqual(Object.keys(byCampaign.body).sort(), ["messageId", "success"]);
   const byContent = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send-test",
     channel: "sms",
     testNumber: to,
@@ -236,9 +264,10 @@ platformTest("send-test: by campaign (template) or by channel and content", asyn
     to,
     "Test",
   ]]);
-  const missing = await call(p, s.member, { action: "send-test", testNumber: to });
+  const missing = await call(p, s.member, { workspaceId: s.ws, action: "send-test", testNumber: to });
   assert.equal(missing.status, 400);
   const unknown = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send-test",
     campaignId: crypto.randomUUID(),
     testNumber: to,
@@ -249,22 +278,27 @@ platformTest("send-test: by campaign (template) or by channel and content", asyn
 
 platformTest("settings: members read, admins update", async (p) => {
   const s = await setup(p, "act-settings");
-  assert.deepEqual((await call(p, s.member, { action: "get-settings" })).body, {
+  assert.deepEqual((await call(p, s.member, { workspaceId: s.ws, action: "get-settings" })).body, {
     success: true,
     settings: {},
   });
-  const denied = await call(p, s.member, { action: "update-settings", settings: { quietHours: "22-08" } });
+  const denied = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "update-settings",
+    settings: { quietHours: "22-08" },
+  });
   assert.equal(denied.status, 403);
   const saved = await call(p, s.admin, {
+    workspaceId: s.ws,
     action: "update-settings",
     settings: { quietHours: "22-08", sender: "Shop" },
   });
   assert.deepEqual(saved.body, { success: true, settings: { quietHours: "22-08", sender: "Shop" } });
-  assert.deepEqual((await call(p, s.viewer, { action: "get-settings" })).body.settings, {
+  assert.deepEqual((await call(p, s.viewer, { workspaceId: s.ws, action: "get-settings" })).body.settings, {
     quietHours: "22-08",
     sender: "Shop",
   });
-  const bad = await call(p, s.admin, { action: "update-settings", settings: "loud" });
+  const bad = await call(p, s.admin, { workspaceId: s.ws, action: "update-settings", settings: "loud" });
   assert.equal(bad.status, 400);
 });
 
@@ -317,7 +351,7 @@ platformTest(
       });
       assert.ok(forged.error, "logs are written only by the service path");
     }
-    await call(p, s.member, { action: "send", to: phone(), content: "x" });
+    await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
     const [log] = await logsOf(p, s.ws);
     const tamper = await s.owner.client.from("messaging_logs").update({ status: "read" }).eq("id", log.id)
       .select("id");

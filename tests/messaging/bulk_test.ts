@@ -25,6 +25,7 @@ platformTest(
       [s.ws, b],
     );
     const r = await call(p, s.member, {
+      workspaceId: s.ws,
       action: "send-bulk",
       channel: "sms",
       content: "Hi {{name}}, {{offer}}",
@@ -56,7 +57,12 @@ platformTest(
     assert.equal(logs.length, 2);
     assert.ok(logs.every((l) => l.bulk_id === r.body.bulkId && l.message_type === "marketing"));
 
-    const allOut = await call(p, s.member, { action: "send-bulk", content: "x", recipients: [{ to: b }] });
+    const allOut = await call(p, s.member, {
+      workspaceId: s.ws,
+      action: "send-bulk",
+      content: "x",
+      recipients: [{ to: b }],
+    });
     assert.equal(allOut.status, 400);
     assert.equal(allOut.body.error, "All recipients have opted out");
   },
@@ -67,12 +73,16 @@ platformTest("daily quota: counted per channel and UTC day, refused when used up
   const clock = virtualClock("2026-03-10T23:58:00Z");
   try {
     for (let i = 0; i < 3; i++) {
-      assert.equal((await call(p, s.member, { action: "send", to: phone(), content: "x" })).status, 200);
+      assert.equal(
+        (await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" })).status,
+        200,
+      );
     }
-    const over = await call(p, s.member, { action: "send", to: phone(), content: "x" });
+    const over = await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
     assert.equal(over.status, 429);
     assert.equal(over.body.error, `Daily quota of 3 messages reached for sms channel ${s.smsSender}`);
     const bulk = await call(p, s.member, {
+      workspaceId: s.ws,
       action: "send-bulk",
       content: "x",
       recipients: [{ to: phone() }],
@@ -81,12 +91,19 @@ platformTest("daily quota: counted per channel and UTC day, refused when used up
     assert.equal((bulk.body.results as { error: string }[])[0].error, over.body.error);
     // The WhatsApp channel has its own quota.
     assert.equal(
-      (await call(p, s.member, { action: "send", channel: "whatsapp", to: phone(), content: "x" })).status,
+      (await call(p, s.member, {
+        workspaceId: s.ws,
+        action: "send",
+        channel: "whatsapp",
+        to: phone(),
+        content: "x",
+      })).status,
       200,
     );
 
     clock.time = Date.parse("2026-03-11T00:00:05Z"); // a new UTC day
     const next = await call(p, s.member, {
+      workspaceId: s.ws,
       action: "send-bulk",
       content: "x",
       recipients: [{ to: phone() }, { to: phone() }, { to: phone() }, { to: phone() }],
@@ -107,14 +124,22 @@ platformTest("max_send_rate paces a bulk send (2 a minute) instead of dropping a
   const clock = virtualClock("2026-05-01T09:00:00Z");
   try {
     const recipients = Array.from({ length: 5 }, () => ({ to: phone() }));
-    const r = await call(p, s.member, { action: "send-bulk", content: "Paced", recipients });
+    const r = await call(p, s.member, {
+      workspaceId: s.ws,
+      action: "send-bulk",
+      content: "Paced",
+      recipients,
+    });
     assert.equal(r.body.sent, 5);
     const times = (await logsOf(p, s.ws)).map((l) => (l.created_at.getTime() - start) / 1000);
     assert.deepEqual(times, [0, 0, 60, 60, 120]);
     assert.equal(clock.now() - start, 120_000);
     // The window carries over to the next requests: the second one waits for the minute to pass.
     for (const content of ["after 1", "after 2"]) {
-      assert.equal((await call(p, s.member, { action: "send", to: phone(), content })).status, 200);
+      assert.equal(
+        (await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content })).status,
+        200,
+      );
     }
     assert.equal(clock.now() - start, 180_000);
     const later = (await logsOf(p, s.ws)).map((l) => (l.created_at.getTime() - start) / 1000);

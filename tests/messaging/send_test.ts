@@ -9,7 +9,13 @@ import { call, logById, logsOf, phone, setup } from "./helpers.ts";
 platformTest("send: one SMS goes out through the provider and leaves a sent log", async (p) => {
   const s = await setup(p, "msg-send");
   const to = phone();
-  const r = await call(p, s.member, { action: "send", channel: "sms", to, content: "Your order shipped" });
+  const r = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    channel: "sms",
+    to,
+    content: "Your order shipped",
+  });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.success, true);
   assert.match(r.body.messageId as string, /^SM[0-9a-f]{32}$/);
@@ -41,6 +47,7 @@ platformTest("send: templates by slug or id, variables in both spellings, missin
     [s.ws],
   );
   const bySlug = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send",
     channel: "sms",
     to: phone(),
@@ -49,6 +56,7 @@ platformTest("send: templates by slug or id, variables in both spellings, missin
   });
   assert.equal(bySlug.status, 200, JSON.stringify(bySlug.body));
   const byId = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send",
     to: phone(),
     templateId: t.rows[0].id,
@@ -62,6 +70,7 @@ platformTest("send: templates by slug or id, variables in both spellings, missin
   assert.equal((await logById(p, byId.body.logId as string)).template_id, t.rows[0].id);
 
   const missing = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send",
     to: phone(),
     templateSlug: "pickup",
@@ -73,7 +82,12 @@ platformTest("send: templates by slug or id, variables in both spellings, missin
     error: "Missing template variables: name, order",
     code: "missing_variable",
   });
-  const unknown = await call(p, s.member, { action: "send", to: phone(), templateSlug: "nope" });
+  const unknown = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    to: phone(),
+    templateSlug: "nope",
+  });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.success, false);
   assert.equal(unknown.body.error, "Template not found");
@@ -85,7 +99,7 @@ platformTest("send: multi-recipient form answers per recipient", async (p) => {
   const s = await setup(p, "msg-multi");
   const [a, b] = [phone(), phone()];
   s.tw.rejectNumber(b, 21614, "'To' number is not a valid mobile number");
-  const r = await call(p, s.member, { action: "send", to: [a, b], content: "Hello" });
+  const r = await call(p, s.member, { workspaceId: s.ws, action: "send", to: [a, b], content: "Hello" });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.success, true);
   assert.equal(r.body.sent, 1);
@@ -122,6 +136,7 @@ platformTest("send: WhatsApp templates go out as ContentSid and ContentVariables
   );
   const to = phone();
   const r = await call(p, s.member, {
+    workspaceId: s.ws,
     action: "send",
     channel: "whatsapp",
     to,
@@ -142,7 +157,13 @@ platformTest("send: WhatsApp templates go out as ContentSid and ContentVariables
   await p.db.query(`update public.messaging_channels set config = $2 where id = $1`, [s.waChannel, {
     messaging_service_sid: mg,
   }]);
-  const r2 = await call(p, s.member, { action: "send", channel: "whatsapp", to, content: "Plain text" });
+  const r2 = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    channel: "whatsapp",
+    to,
+    content: "Plain text",
+  });
   assert.equal(r2.status, 200, JSON.stringify(r2.body));
   const m2 = s.tw.messages()[1];
   assert.equal(m2.messaging_service_sid, mg);
@@ -152,27 +173,38 @@ platformTest("send: WhatsApp templates go out as ContentSid and ContentVariables
 
 platformTest("send: the spec's errors, E.164 and bad input", async (p) => {
   const s = await setup(p, "msg-err");
-  const badNumber = await call(p, s.member, { action: "send", to: "0049 30 1234", content: "x" });
+  const badNumber = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    to: "0049 30 1234",
+    content: "x",
+  });
   assert.equal(badNumber.status, 400);
   assert.match(badNumber.body.error!, /^Invalid phone number for to \(E\.164 expected/);
 
-  const noContent = await call(p, s.member, { action: "send", to: phone() });
+  const noContent = await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone() });
   assert.equal(noContent.status, 400);
   assert.equal(noContent.body.error, "content is required when no template is given");
 
-  const badAction = await call(p, s.member, { action: "explode" });
+  const badAction = await call(p, s.member, { workspaceId: s.ws, action: "explode" });
   assert.equal(badAction.status, 400);
   assert.equal(badAction.body.success, false);
   assert.match(badAction.body.error!, /^Invalid request body: action/);
 
   await p.db.query(`update public.messaging_channels set is_default = false where id = $1`, [s.smsChannel]);
-  const noDefault = await call(p, s.member, { action: "send", channel: "sms", to: phone(), content: "x" });
+  const noDefault = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    channel: "sms",
+    to: phone(),
+    content: "x",
+  });
   assert.equal(noDefault.status, 400);
   assert.equal(noDefault.body.error, "No default sms channel configured");
   await p.db.query(`update public.messaging_channels set is_default = true where id = $1`, [s.smsChannel]);
 
   s.tw.failNext(500, { message: "Internal error" });
-  const upstream = await call(p, s.member, { action: "send", to: phone(), content: "x" });
+  const upstream = await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
   assert.equal(upstream.status, 502);
   assert.equal(upstream.body.error, "the service API error");
   const [failedLog] = await logsOf(p, s.ws);
@@ -182,7 +214,7 @@ platformTest("send: the spec's errors, E.164 and bad input", async (p) => {
   const sidBefore = p.env.TWILIO_ACCOUNT_SID;
   delete p.env.TWILIO_ACCOUNT_SID;
   try {
-    const noCreds = await call(p, s.member, { action: "send", to: phone(), content: "x" });
+    const noCreds = await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
     assert.equal(noCreds.status, 503);
     assert.equal(noCreds.body.error, "the service credentials not configured");
   } finally {
@@ -193,7 +225,7 @@ platformTest("send: the spec's errors, E.164 and bad input", async (p) => {
 
 platformTest("send: viewers, outsiders and anonymous callers are refused", async (p) => {
   const s = await setup(p, "msg-auth");
-  const viewer = await call(p, s.viewer, { action: "send", to: phone(), content: "x" });
+  const viewer = await call(p, s.viewer, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
   assert.equal(viewer.status, 403);
   assert.equal(viewer.body.success, false);
   const outsider = await call(p, s.outsider, {
@@ -204,7 +236,12 @@ platformTest("send: viewers, outsiders and anonymous callers are refused", async
   });
   assert.equal(outsider.status, 404);
   // The outsider's own workspace has no channel: their send cannot borrow ours.
-  const own = await call(p, s.outsider, { action: "send", to: phone(), content: "x" });
+  const own = await call(p, s.outsider, {
+    workspaceId: s.otherWs,
+    action: "send",
+    to: phone(),
+    content: "x",
+  });
   assert.equal(own.body.error, "No default sms channel configured");
   const anon = await call(p, null, { action: "send", to: phone(), content: "x" });
   assert.equal(anon.status, 401);

@@ -20,21 +20,30 @@ import {
 import { DomainError } from "@shared/errors.ts";
 import { segmentCount } from "../../stack/sandbox/providers/twilio.ts";
 
-Deno.test("renderTemplate substitutes every placeholder and names the missing ones", () => {
-  const cases: [string, Record<string, string | number>, string][] = [
-    ["Hi {{name}}", { name: "Ana" }, "Hi Ana"],
-    ["{{ a }}+{{a}}={{sum}}", { a: 1, sum: 2 }, "1+1=2"],
-    ["No placeholders", {}, "No placeholders"],
-    ["{{x}}", { x: "{{y}}" }, "{{y}}"], // values are not re-expanded
+Deno.test("renderTemplate: given variables fill, declared ones are required, other braces are text", () => {
+  const cases: [string, Record<string, string | number>, string[], string][] = [
+    ["Hi {{name}}", { name: "Ana" }, [], "Hi Ana"],
+    ["{{ a }}+{{a}}={{sum}}", { a: 1, sum: 2 }, ["a", "sum"], "1+1=2"],
+    ["No placeholders", {}, [], "No placeholders"],
+    ["{{x}}", { x: "{{y}}" }, [], "{{y}}"], // values are not re-expanded
+    // Plain content (nothing declared) is never refused: an unknown placeholder is text.
+    ["Code {{code}} for {{ trigger.data.x }}", {}, [], "Code {{code}} for {{ trigger.data.x }}"],
+    ["Hi {{name}}, ref {{ref}}", { name: "Ana" }, ["name"], "Hi Ana, ref {{ref}}"],
   ];
-  for (const [content, vars, want] of cases) assert.equal(renderTemplate(content, vars), want);
+  for (const [content, vars, declared, want] of cases) {
+    assert.equal(renderTemplate(content, vars, declared), want, content);
+  }
   assert.deepEqual(placeholders("{{a}} {{b}} {{a}}"), ["a", "b"]);
-  assert.throws(() => renderTemplate("Hi {{name}}, {{code}}", { name: "x" }), (e: unknown) => {
-    assert.ok(e instanceof DomainError);
-    assert.equal(e.kind, "invalid");
-    assert.equal(e.message, "Missing template variable: code");
-    return true;
-  });
+  assert.throws(
+    () => renderTemplate("Hi {{name}}, {{code}}", { name: "x" }, ["name", "code"]),
+    (e: unknown) => {
+      assert.ok(e instanceof DomainError);
+      assert.equal(e.kind, "invalid");
+      assert.equal(e.code, "missing_variable");
+      assert.equal(e.message, "Missing template variable: code");
+      return true;
+    },
+  );
 });
 
 Deno.test("contentVariables numbers the declared variables as Twilio's Content API expects", () => {

@@ -13,8 +13,8 @@ platformTest("status callbacks: sent then delivered, with the price; failures ca
   const ok = phone();
   const bad = phone();
   s.tw.failNumber(bad, 30006, "Landline or unreachable carrier");
-  const a = await call(p, s.member, { action: "send", to: ok, content: "One" });
-  const b = await call(p, s.member, { action: "send", to: bad, content: "Two" });
+  const a = await call(p, s.member, { workspaceId: s.ws, action: "send", to: ok, content: "One" });
+  const b = await call(p, s.member, { workspaceId: s.ws, action: "send", to: bad, content: "Two" });
   const results = await s.tw.flushCallbacks();
   assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200]);
   const delivered = await logById(p, a.body.logId as string);
@@ -30,7 +30,13 @@ platformTest("status callbacks: sent then delivered, with the price; failures ca
   assert.equal(failed.delivered_at, null);
 
   // WhatsApp read receipts move delivered to read.
-  const wa = await call(p, s.member, { action: "send", channel: "whatsapp", to: phone(), content: "Hi" });
+  const wa = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    channel: "whatsapp",
+    to: phone(),
+    content: "Hi",
+  });
   await s.tw.flushCallbacks();
   await s.tw.sendStatus(wa.body.messageId as string, "read");
   const read = await logById(p, wa.body.logId as string);
@@ -40,7 +46,13 @@ platformTest("status callbacks: sent then delivered, with the price; failures ca
 
 platformTest("the same callback 10 times and out of order leaves the right final status", async (p) => {
   const s = await setup(p, "wh-order");
-  const r = await call(p, s.member, { action: "send", channel: "whatsapp", to: phone(), content: "Hi" });
+  const r = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    channel: "whatsapp",
+    to: phone(),
+    content: "Hi",
+  });
   const sid = r.body.messageId as string;
   // read arrives first, then older states, each repeated.
   for (const status of ["read", "delivered", "sent", "queued", "sending"]) {
@@ -53,7 +65,7 @@ platformTest("the same callback 10 times and out of order leaves the right final
   assert.equal((await logById(p, r.body.logId as string)).read_at!.getTime(), readAt, "read_at is set once");
 
   // A failed message stays failed whatever comes later.
-  const f = await call(p, s.member, { action: "send", to: phone(), content: "x" });
+  const f = await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
   const fsid = f.body.messageId as string;
   for (let i = 0; i < 10; i++) await s.tw.sendStatus(fsid, "undelivered", { extra: { ErrorCode: "30003" } });
   for (const status of ["delivered", "read", "sent"]) await s.tw.sendStatus(fsid, status);
@@ -65,7 +77,7 @@ platformTest("the same callback 10 times and out of order leaves the right final
 
 platformTest("forged, missing and tampered signatures are refused and change nothing", async (p) => {
   const s = await setup(p, "wh-sig");
-  const r = await call(p, s.member, { action: "send", to: phone(), content: "x" });
+  const r = await call(p, s.member, { workspaceId: s.ws, action: "send", to: phone(), content: "x" });
   const sid = r.body.messageId as string;
   const before = await logById(p, r.body.logId as string);
   const unsigned = await s.tw.sendStatus(sid, "delivered", { sign: false });
@@ -126,14 +138,24 @@ platformTest("STOP opts a number out and the next send is refused; START opts it
   );
   assert.deepEqual(row.rows, [{ channel_type: "sms", source: "keyword", reason: "Replied STOP" }]);
 
-  const refused = await call(p, s.member, { action: "send", to: handset, content: "Sale!" });
+  const refused = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    to: handset,
+    content: "Sale!",
+  });
   assert.equal(refused.status, 400);
   assert.deepEqual(refused.body, {
     success: false,
     error: "All recipients have opted out",
     code: "all_opted_out",
   });
-  const multi = await call(p, s.member, { action: "send", to: [handset, other], content: "Sale!" });
+  const multi = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    to: [handset, other],
+    content: "Sale!",
+  });
   assert.equal(multi.body.sent, 1);
   assert.deepEqual(
     (multi.body.results as { to: string; status: string }[]).map((r) => [r.to, r.status]),
@@ -147,9 +169,17 @@ platformTest("STOP opts a number out and the next send is refused; START opts it
 
   // A message that is not the keyword alone changes nothing; START lifts the opt-out.
   await s.tw.injectIncoming({ from: handset, to: s.smsSender, body: "start please" });
-  assert.equal((await call(p, s.member, { action: "send", to: handset, content: "x" })).status, 400);
+  assert.equal(
+    (await call(p, s.member, { workspaceId: s.ws, action: "send", to: handset, content: "x" })).status,
+    400,
+  );
   await s.tw.injectIncoming({ from: handset, to: s.smsSender, body: "UNSTOP" });
-  const again = await call(p, s.member, { action: "send", to: handset, content: "Welcome back" });
+  const again = await call(p, s.member, {
+    workspaceId: s.ws,
+    action: "send",
+    to: handset,
+    content: "Welcome back",
+  });
   assert.equal(again.status, 200, JSON.stringify(again.body));
 
   // Every STOP-family keyword counts; a number we do not own is ignored.

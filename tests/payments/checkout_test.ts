@@ -11,6 +11,7 @@ import {
   CANCEL_URL,
   ledger,
   packageId,
+  planId,
   profileOf,
   sessionIdOf,
   stripeStandIn,
@@ -102,6 +103,47 @@ platformTest("a first delivery arriving three times at once grants once", async 
   assert.equal(after.balance, 100);
   assert.equal(after.transactions.length, 1);
 });
+
+platformTest(
+  "every checkout or portal URL is a top-level url (spec {url}), as the frontend reads it",
+  async (p) => {
+    const stand = stripeStandIn(p);
+    const u = await createUser(p, "pay-url-shape");
+    const answers = [
+      await call(p, "crm-billing-api", "/credits/purchase", {
+        method: "POST",
+        token: u.accessToken,
+        body: { package_id: await packageId(p, 100) },
+      }),
+      await call(p, "crm-billing-api", "/subscriptions/create-checkout", {
+        method: "POST",
+        token: u.accessToken,
+        body: { plan_id: await planId(p, "pro") },
+      }),
+    ];
+    for (const r of answers) {
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const url = r.body.url as string;
+      assert.ok(url.startsWith(`${stand.baseUrl}/checkout/`), JSON.stringify(r.body));
+      const session_id = sessionIdOf(url);
+      // Earlier clients read data.url: the same checkout again, nothing else.
+      assert.deepEqual(r.body, { url, session_id, data: { url, session_id } });
+    }
+    const spec = await call(p, "payments-checkout", "", {
+      method: "POST",
+      token: u.accessToken,
+      body: credit(100, 10),
+    });
+    assert.deepEqual(Object.keys(spec.body), ["url"]);
+    const portal = await call(p, "payments-customer-portal", "", {
+      method: "POST",
+      token: u.accessToken,
+      body: { returnUrl: "http://127.0.0.1:3000/account" },
+    });
+    assert.deepEqual(Object.keys(portal.body), ["url"]);
+    assert.match(portal.body.url as string, /\/portal\/bps_\w+$/);
+  },
+);
 
 platformTest("amounts must match the catalog: an off-catalog price is refused before Stripe", async (p) => {
   const stand = stripeStandIn(p);

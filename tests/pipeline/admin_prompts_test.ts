@@ -80,8 +80,8 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     category: "product_metadata",
   });
   assert.equal(one.status, 200);
-  const promptId = one.body.data.prompt.id;
-  assert.equal(one.body.data.prompt.name, "Product metadata extraction");
+  const promptId = one.body.data.id;
+  assert.equal(one.body.data.name, "Product metadata extraction");
   assert.equal(
     (await gateway(p, a, "admin_prompts_get", { stage: "extract", category: "nope" })).status,
     404,
@@ -115,12 +115,12 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     [
       v2.body.data.changed,
       v2.body.data.previous_version,
-      v2.body.data.prompt.version,
-      v2.body.data.prompt.is_default,
+      v2.body.data.version,
+      v2.body.data.is_default,
     ],
     [true, 1, 2, false],
   );
-  assert.equal(v2.body.data.prompt.updated_by, admin.id);
+  assert.equal(v2.body.data.updated_by, admin.id);
   const same = await gateway(p, a, "admin_prompts_update", {
     stage: "extract-metadata",
     category: "product_metadata",
@@ -128,7 +128,7 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     change_reason: "again",
   });
   assert.deepEqual(
-    [same.body.data.changed, same.body.data.prompt.version],
+    [same.body.data.changed, same.body.data.version],
     [false, 2],
     "no-op makes no version",
   );
@@ -138,7 +138,7 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     prompt_text: "You list product attributes (dimensions, colors, materials...) as one JSON object. V3.",
     change_reason: "name the lists",
   });
-  assert.equal(v3.body.data.prompt.version, 3);
+  assert.equal(v3.body.data.version, 3);
 
   const history = await gateway(p, a, "admin_prompts_history", { prompt_id: promptId });
   assert.equal(history.status, 200, JSON.stringify(history.body));
@@ -177,7 +177,7 @@ platformTest("an updated prompt is what the pipeline sends; prompt tests run it 
     change_reason: "test the pipeline reads it",
   });
   assert.equal(up.status, 200, JSON.stringify(up.body));
-  const version = up.body.data.prompt.version;
+  const version = up.body.data.version;
 
   const user = await createUser(p, "prompts-run-user");
   await grant(p, user.id, 10);

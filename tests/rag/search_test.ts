@@ -250,11 +250,11 @@ platformTest(
   async (p) => {
     const w = await world(p, "rag-k");
     const t = w.t;
-    const cat = (await ok(p, t.owner.accessToken, "kb_create_category", {
+    const cat = await ok(p, t.owner.accessToken, "kb_create_category", {
       workspace_id: t.ws,
       name: "Care guides",
       access_level: "public",
-    })).category;
+    });
     await ok(p, t.owner.accessToken, "kb_create_document", {
       workspace_id: t.ws,
       title: "Oiled oak care",
@@ -278,9 +278,9 @@ platformTest(
     assert.equal(all.status, 200, JSON.stringify(all.body));
     assert.equal(await balance(p, t.member.id), before - 0.5);
     const d = all.body.data;
-    const types = new Set(d.results.map((r: Json) => r.type));
+    const types = new Set(d.chunks.map((r: Json) => r.type));
     assert.deepEqual([...types].sort(), ["chunk", "entity", "kb_doc", "product"]);
-    for (const r of d.results) {
+    for (const r of d.chunks) {
       for (
         const f of [
           "id",
@@ -295,14 +295,14 @@ platformTest(
         assert.ok(f in r, `${r.type} lacks ${f}`);
       }
     }
-    const scores = d.results.map((r: Json) => r.relevance_score);
+    const scores = d.chunks.map((r: Json) => r.relevance_score);
     assert.deepEqual([...scores].sort((a, b) => b - a), scores);
-    const names = d.results.filter((r: Json) => r.type === "product").map((r: Json) => r.document_title);
+    const names = d.chunks.filter((r: Json) => r.type === "product").map((r: Json) => r.document_title);
     assert.deepEqual(names, ["Nordic Oak Plank"], "the workspace's active products only");
-    const entities = d.results.filter((r: Json) => r.type === "entity");
+    const entities = d.chunks.filter((r: Json) => r.type === "entity");
     assert.ok(entities.every((e: Json) => e.document_id !== w.corpus.ids.X));
     assert.ok(entities.some((e: Json) => e.id === w.corpus.ids.nop));
-    const chunk = d.results.find((r: Json) => r.type === "chunk");
+    const chunk = d.chunks.find((r: Json) => r.type === "chunk");
     assert.ok(chunk.page_start >= 1 && chunk.document_id);
 
     const pub = await ok(p, t.member.accessToken, "search_knowledge_base", {
@@ -313,11 +313,11 @@ platformTest(
     });
     assert.deepEqual(pub.skipped_search_types.sort(), ["chunks", "entities"]);
     assert.deepEqual(
-      pub.results.filter((r: Json) => r.type === "product").map((r: Json) => r.document_title),
+      pub.chunks.filter((r: Json) => r.type === "product").map((r: Json) => r.document_title),
       ["Nordic Oak Plank"],
       "public callers see active products only",
     );
-    assert.ok(pub.results.some((r: Json) => r.type === "kb_doc"));
+    assert.ok(pub.chunks.some((r: Json) => r.type === "kb_doc"));
 
     const admin = await ok(p, t.member.accessToken, "search_knowledge_base", {
       workspace_id: t.ws,
@@ -326,11 +326,11 @@ platformTest(
       caller: "admin",
     });
     assert.deepEqual(
-      admin.results.filter((r: Json) => r.type === "product").map((r: Json) => r.document_title).sort(),
+      admin.chunks.filter((r: Json) => r.type === "product").map((r: Json) => r.document_title).sort(),
       ["Nordic Oak Plank", "Oak Stair Nosing"],
       "the admin caller kind also sees drafts",
     );
-    assert.ok(admin.results.some((r: Json) => r.type === "entity"));
+    assert.ok(admin.chunks.some((r: Json) => r.type === "entity"));
     const outsider = await gateway(p, t.outsider.accessToken, "search_knowledge_base", {
       workspace_id: t.ws,
       query: "oak",

@@ -91,7 +91,7 @@ platformTest(
           + (select count(*) from public.workspace_invitations where workspace_id = $1)::int as n`,
       [ws, u.id],
     );
-    assert.equal(written.rows[0].n, 1, "only the workspace made before the suspension");
+    assert.equal(written.rows[0].n, 2, "only the personal workspace and the one made before the suspension");
 
     // /storage/v1: no upload.
     const up = await fetch(`${p.url}/storage/v1/object/ai-documents/${u.id}/x/f.pdf`, {

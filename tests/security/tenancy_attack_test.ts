@@ -203,12 +203,12 @@ async function seed(p: Platform): Promise<World> {
     name: "Pricing",
     slug: "pricing",
     trigger_keyword: "price",
-  })).category.id;
+  })).id;
   const guideCat = (await gwOk(p, owner, "kb_create_category", {
     workspace_id: t.ws,
     name: "Guides",
     slug: "guides",
-  })).category.id;
+  })).id;
   const priceDoc = (await gwOk(p, owner, "kb_create_document", {
     workspace_id: t.ws,
     title: "Mapei price list 2026",
@@ -216,14 +216,14 @@ async function seed(p: Platform): Promise<World> {
     status: "published",
     price_doc_type: "price_list",
     content: PRICE_LIST,
-  })).document.id;
+  })).id;
   const guideDoc = (await gwOk(p, owner, "kb_create_document", {
     workspace_id: t.ws,
     title: "Laying Keraflex",
     category_id: guideCat,
     status: "published",
     content: "# Laying Keraflex\n\nUse a notched trowel and back-butter large tiles.",
-  })).document.id;
+  })).id;
 
   const made = ok(
     await rest(p, owner, "POST", "products?select=id,name", [
@@ -751,7 +751,7 @@ platformTest("members and viewers reach no Pricing data through ai-gateway", asy
   };
   // Control: the owner's quick pick finds the price list.
   const control = await gwOk(p, w.t.owner.accessToken, "search_knowledge_base", quick);
-  assert.ok(control.results.some((r: Json) => r.id === w.priceDoc), JSON.stringify(control));
+  assert.ok(control.chunks.some((r: Json) => r.id === w.priceDoc), JSON.stringify(control));
 
   for (const who of [w.t.member, w.t.viewer]) {
     const tok = who.accessToken;
@@ -796,10 +796,10 @@ platformTest("members and viewers reach no Pricing data through ai-gateway", asy
       similarity_threshold: -1,
     });
     assert.ok(
-      !wide.results.some((r: Json) =>
+      !wide.chunks.some((r: Json) =>
         r.id === w.priceDoc || r.doc_id === w.priceDoc || /12,50/.test(r.content)
       ),
-      `pricing chunk reached a ${who.email}: ${JSON.stringify(wide.results)}`,
+      `pricing chunk reached a ${who.email}: ${JSON.stringify(wide.chunks)}`,
     );
     const cats = await gwOk(p, tok, "kb_list_categories", { workspace_id: ws });
     assert.ok(!cats.categories.some((c: Json) => c.slug === "pricing"), "the Pricing category is listed");
@@ -1109,6 +1109,7 @@ platformTest(
     const conv = await fn(p, tok, "agent-chat", "POST", "", {
       messages: msg,
       conversation_id: w.conversationId,
+      context: { workspace_id: w.t.otherWs },
     });
     assert.equal(conv.status, 404, JSON.stringify(conv.body));
     const anon = await fn(p, null, "agent-chat", "POST", "", { messages: msg });

@@ -4,12 +4,14 @@
  * - context.workspace_id, when given, must be one of the caller's workspaces (from the
  *   database, get_my_access), else 403 - the same answer whether or not it exists;
  * - otherwise the caller's only workspace;
- * - a caller with several workspaces and no context.workspace_id gets 400 (workspace_required):
- *   guessing one would scope prices and documents to a workspace the user did not mean;
+ * - a caller with several workspaces and no context.workspace_id gets 400 (workspace_required,
+ *   auth/workspace_choice.ts): guessing one, even their personal workspace, would scope prices
+ *   and documents to a workspace the user did not mean;
  * - a caller with none chats without workspace tools.
  */
 import type { Access } from "../auth/context.ts";
 import { DomainError } from "../errors.ts";
+import { soleWorkspace } from "../auth/workspace_choice.ts";
 import type { WorkspaceRoleName } from "./tools/registry.ts";
 
 export interface ChatWorkspace {
@@ -23,15 +25,6 @@ export function resolveWorkspace(access: Access, requested: string | null | unde
     if (!m) throw DomainError.forbidden("context.workspace_id is not one of your workspaces");
     return { workspaceId: m.workspace_id, role: m.role };
   }
-  if (access.workspaces.length === 1) {
-    return { workspaceId: access.workspaces[0].workspace_id, role: access.workspaces[0].role };
-  }
-  if (access.workspaces.length > 1) {
-    throw new DomainError(
-      "invalid",
-      "workspace_required",
-      "You belong to several workspaces: give context.workspace_id to choose the one to work in",
-    );
-  }
-  return { workspaceId: null, role: null };
+  const only = soleWorkspace(access.workspaces, "context.workspace_id");
+  return only ? { workspaceId: only.workspace_id, role: only.role } : { workspaceId: null, role: null };
 }

@@ -1,9 +1,14 @@
 /**
  * Request and response schemas of email-api (spec "Email"): one body {action, ...params} per
  * action, the removed actions, and the records the actions answer with. Every action may name
- * the workspace (`workspaceId`); without it the caller's only workspace is used.
+ * the workspace (`workspaceId`, alias `workspace_id`); without it the caller's only workspace
+ * is used. Bodies are strict: a key an action does not know (a typo, a made-up parameter) is a
+ * 400 naming it, never ignored (docs/request-bodies.md).
  */
 import { z } from "zod";
+import { withAliases } from "../http/validate.ts";
+
+const WORKSPACE_ALIAS = { workspace_id: "workspaceId" };
 
 export const EMAIL_TYPES = ["transactional", "marketing", "notification"] as const;
 export const LOG_STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"] as const;
@@ -23,6 +28,7 @@ export const ANALYTICS_MAX_DAYS = 366;
 
 const Email = z.email().max(320).transform((s) => s.toLowerCase());
 const Recipients = z.union([Email.transform((e) => [e]), z.array(Email).min(1).max(MAX_RECIPIENTS)]);
+/** Named when the caller belongs to several workspaces; `workspace_id` is its alias (below). */
 const Workspace = { workspaceId: z.uuid().optional() };
 /** Resend's tag rule: ASCII letters, digits, underscores and dashes, at most 256 characters. */
 const TagPart = z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, "only ASCII letters, digits, _ and -");
@@ -32,11 +38,12 @@ const Domain = z.string().trim().toLowerCase().regex(
   "must be a domain name such as mail.example.com",
 );
 
-export const SendEmail = z.object({
+export const SendEmail = z.strictObject({
   action: z.literal("send"),
   ...Workspace,
   to: Recipients,
-  from: Email,
+  /** Optional: without it, the workspace's default verified domain, else the platform sender (sender.ts). */
+  from: Email.optional(),
   fromName: z.string().trim().min(1).max(200).regex(
     /^[^<>"\r\n]*$/,
     'must not contain <, >, " or line breaks',
@@ -70,14 +77,14 @@ export const SendEmail = z.object({
 });
 export type SendEmailInput = z.infer<typeof SendEmail>;
 
-export const AddDomain = z.object({ action: z.literal("add-domain"), ...Workspace, domain: Domain });
-export const MarkDomainVerified = z.object({
+export const AddDomain = z.strictObject({ action: z.literal("add-domain"), ...Workspace, domain: Domain });
+export const MarkDomainVerified = z.strictObject({
   action: z.literal("mark-domain-verified"),
   ...Workspace,
   domain: Domain,
 });
-export const ListDomains = z.object({ action: z.literal("domains"), ...Workspace });
-export const ListLogs = z.object({
+export const ListDomains = z.strictObject({ action: z.literal("domains"), ...Workspace });
+export const ListLogs = z.strictObject({
   action: z.literal("logs"),
   ...Workspace,
   status: z.enum(LOG_STATUSES).optional(),
@@ -89,23 +96,30 @@ export type ListLogsInput = z.infer<typeof ListLogs>;
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}(T.*)?$/, "must be a date (YYYY-MM-DD or ISO 8601)")
   .refine((s) => !Number.isNaN(Date.parse(s)), "must be a valid date")
   .transform((s) => s.slice(0, 10));
-export const Analytics = z.object({
+export const Analytics = z.strictObject({
   action: z.literal("analytics"),
   ...Workspace,
-  dateRange: z.object({ start: Day, end: Day }).refine((r) => r.start <= r.end, {
+  dateRange: z.strictObject({ start: Day, end: Day }).refine((r) => r.start <= r.end, {
     message: "start must not be after end",
   }).optional(),
 });
 export type AnalyticsInput = z.infer<typeof Analytics>;
 
-export const EmailApiRequest = z.discriminatedUnion("action", [
-  SendEmail,
-  AddDomain,
-  MarkDomainVerified,
-  ListDomains,
-  ListLogs,
-  Analytics,
-]);
+/**
+ * The body of every action. `workspace_id` (the spelling the spec gives the field elsewhere) is
+ * accepted as an alias of `workspaceId`; both in one body are refused.
+ */
+export const EmailApiRequest = withAliases(
+  z.discriminatedUnion("action", [
+    SendEmail,
+    AddDomain,
+    MarkDomainVerified,
+    ListDomains,
+    ListLogs,
+    Analytics,
+  ]),
+  WORKSPACE_ALIAS,
+);
 export type EmailApiRequest = z.infer<typeof EmailApiRequest>;
 
 // ---- responses ----

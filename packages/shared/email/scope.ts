@@ -6,6 +6,7 @@
  */
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { DomainError } from "../errors.ts";
+import { soleWorkspace } from "../auth/workspace_choice.ts";
 
 export interface EmailScope {
   workspaceId: string;
@@ -15,16 +16,16 @@ export interface EmailScope {
 }
 
 /**
- * The workspace an action is for: the one named, or the caller's only workspace. `memberships`
- * are the caller's workspaces as the database lists them.
+ * The workspace an action is for: the one named, or the caller's only workspace (several: 400
+ * workspace_required, auth/workspace_choice.ts; the personal workspace is not a default).
+ * `memberships` are the caller's workspaces as the database lists them.
  */
 export function pickWorkspace(named: string | undefined, memberships: readonly string[]): string {
   if (named) return named;
-  if (memberships.length === 1) return memberships[0];
+  const only = soleWorkspace(memberships, "workspaceId");
+  if (only) return only;
   throw DomainError.invalid(
-    memberships.length === 0
-      ? "workspaceId is required: you do not belong to any workspace"
-      : `workspaceId is required: you belong to ${memberships.length} workspaces`,
+    "workspaceId is required: you do not belong to any workspace",
     undefined,
     "workspace_required",
   );

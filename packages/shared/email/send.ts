@@ -1,6 +1,8 @@
 /**
- * The send action's stages: resolve the content (html/text, or a template rendered with the
- * variables) -> check the sender (a verified domain of the workspace) -> check the recipients
+ * The send action's stages: resolve the content (html/text as written, or a template rendered
+ * with the variables) -> resolve the sender (sender.ts: `from` at a verified domain of the
+ * workspace; without `from`, the workspace's default verified domain, else the platform's own
+ * sender) -> check the recipients
  * against the suppression list -> log the email as queued -> hand it to the provider -> record
  * the outcome (sent with the provider's message id, or failed) with email_apply_event, which
  * also counts it in the day's analytics.
@@ -14,7 +16,7 @@ import { one, rows } from "../supabase/postgrest.ts";
 import type { SendEmailInput } from "./schemas.ts";
 import type { EmailScope } from "./scope.ts";
 import { type EmailTemplate, type RenderedEmail, renderTemplate } from "./templates.ts";
-import { verifiedSenderDomain } from "./domains.ts";
+import { resolveSender } from "./sender.ts";
 import { sendWithProvider } from "./provider.ts";
 
 export interface SendResult {
@@ -64,7 +66,7 @@ async function applyEvent(s: EmailScope, logId: string, event: string, details: 
 
 export async function sendEmail(s: EmailScope, input: SendEmailInput): Promise<SendResult> {
   const mail = await content(s, input);
-  const domainId = await verifiedSenderDomain(s, input.from);
+  const sender = await resolveSender(s, input);
   const cc = input.cc ?? [];
   const bcc = input.bcc ?? [];
   const blocked = await suppressed(s, [...new Set([...input.to, ...cc, ...bcc])], input.emailType);
@@ -73,10 +75,10 @@ export async function sendEmail(s: EmailScope, input: SendEmailInput): Promise<S
     await s.service.from("email_logs").insert({
       workspace_id: s.workspaceId,
       user_id: s.userId,
-      domain_id: domainId,
+      domain_id: sender.domainId,
       template_id: mail.templateId,
-      from_email: input.from,
-      from_name: input.fromName ?? null,
+      from_email: sender.address,
+      from_name: sender.name,
       to_emails: input.to,
       cc,
       bcc,
@@ -104,7 +106,7 @@ export async function sendEmail(s: EmailScope, input: SendEmailInput): Promise<S
   let messageId: string;
   try {
     messageId = await sendWithProvider({
-      from: input.fromName ? `${input.fromName} <${input.from}>` : input.from,
+      from: sender.name ? `${sender.name} <${sender.address}>` : sender.address,
       to: input.to,
       cc,
       bcc,

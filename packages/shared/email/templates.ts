@@ -2,7 +2,9 @@
  * Template rendering: {{name}} placeholders (whitespace allowed inside the braces) take the
  * send's `variables`. Values are HTML-escaped in the HTML part and inserted as they are in the
  * subject and text part. Every variable the template declares must be supplied; a placeholder
- * the template does not declare and the send does not supply stays as written.
+ * the template does not declare and the send does not supply stays as written. Plain html/text
+ * (no template) are never rendered: they go out as written, `{{...}}` included (the rule of
+ * messaging/template.ts too).
  */
 import { DomainError } from "../errors.ts";
 

@@ -119,7 +119,8 @@ export const NODE_CONFIGS: Record<NodeType, z.ZodType> = {
   }).refine((c) => c.content || c.templateSlug, "content or templateSlug is required"),
   send_email: z.object({
     to: z.union([Templated, z.array(Templated).min(1).max(50)]),
-    from: Templated,
+    /** Optional, as in email-api: without it, the workspace's default verified domain, else the platform's sender. */
+    from: Templated.optional(),
     subject: Templated,
     html: Templated.optional(),
     text: Templated.optional(),
@@ -141,7 +142,8 @@ export const NODE_CONFIGS: Record<NodeType, z.ZodType> = {
   send_quote: z.object({
     quote_id: Templated,
     to: Templated,
-    from: Templated,
+    /** Optional, as for send_email. */
+    from: Templated.optional(),
     subject: Templated.optional(),
     message: z.string().max(10_000).optional(),
   }),

@@ -12,7 +12,7 @@ import { validateGraph } from "./graph.ts";
 import { nextSlot } from "./schedule.ts";
 import { newWebhookSecret } from "./signature.ts";
 
-export const SaveFlowBody = z.object({
+export const SaveFlowBody = z.strictObject({
   action: z.literal("save-flow"),
   flow_id: z.uuid().optional(),
   workspace_id: z.uuid().optional(),

@@ -1,6 +1,7 @@
 /**
  * flow-engine's request bodies (spec "Flow engine"): {action, ...}; the short documented form
- * {flow_id, trigger_data} is execute-flow.
+ * {flow_id, trigger_data} is execute-flow. Every body is a strict object: a key the action does
+ * not declare is a 400 naming it (`unknown field "triger_data"`), never silently ignored.
  */
 import { z } from "zod";
 import { SaveFlowBody } from "./save.ts";
@@ -8,13 +9,17 @@ import { SaveFlowBody } from "./save.ts";
 const TriggerData = z.record(z.string(), z.unknown()).default({});
 export const EVENT_TYPE = /^[a-z0-9_.-]{1,100}$/;
 
-const ExecuteFlow = z.object({
+const ExecuteFlow = z.strictObject({
   action: z.literal("execute-flow"),
   flow_id: z.uuid(),
   trigger_data: TriggerData,
 });
-const TestFlow = z.object({ action: z.literal("test-flow"), flow_id: z.uuid(), trigger_data: TriggerData });
-const TriggerEvent = z.object({
+const TestFlow = z.strictObject({
+  action: z.literal("test-flow"),
+  flow_id: z.uuid(),
+  trigger_data: TriggerData,
+});
+const TriggerEvent = z.strictObject({
   action: z.literal("trigger-event"),
   event_type: z.string().regex(EVENT_TYPE, "lowercase a-z, 0-9, _ . - (1 to 100)"),
   event_data: TriggerData,

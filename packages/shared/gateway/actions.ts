@@ -6,7 +6,9 @@
  * itself is credits/ledger.ts.
  *
  * Path templates name their parameters with the spec's names ({doc_id}, {job_id} ...); the
- * gateway takes each from the payload by name and URL-encodes it.
+ * gateway takes each from the payload by name and URL-encodes it. `unwrap` names the member an
+ * object sits in when the backend answers it one level down; the gateway answers the object
+ * itself as data (spec: {success: true, data: object}; clients read data.id).
  */
 import type { CostKey } from "../credits/ledger.ts";
 
@@ -40,13 +42,18 @@ export interface ActionSpec {
   cost?: CostKey | ((payload: Payload) => CostKey);
   /** Units billed (e.g. images in a batch); 1 when absent. */
   quantity?: (payload: Payload) => number;
+  /**
+   * The member of the backend's answer that holds the one object the action is about
+   * ({document: {...}, re_embedded}): the gateway answers that object as `data` (answer.ts).
+   */
+  unwrap?: string;
 }
 
 const a = (
   group: ActionGroup,
   method: HttpMethod,
   path: string,
-  extra: Partial<Pick<ActionSpec, "access" | "cost" | "quantity">> = {},
+  extra: Partial<Pick<ActionSpec, "access" | "cost" | "quantity" | "unwrap">> = {},
 ): ActionSpec => ({ group, method, path, access: extra.access ?? "user", ...extra });
 
 const admin = { access: "platform_admin" as const };
@@ -75,16 +82,25 @@ function imageCount(p: Payload): number {
 
 export const GATEWAY_ACTIONS: Readonly<Record<string, ActionSpec>> = {
   // Knowledge base
-  kb_create_document: a("kb", "POST", "/api/kb/documents", { cost: "document_processing" }),
-  kb_get_document: a("kb", "GET", "/api/kb/documents/{doc_id}"),
-  kb_update_document: a("kb", "PATCH", "/api/kb/documents/{doc_id}", { cost: "document_processing" }),
+  kb_create_document: a("kb", "POST", "/api/kb/documents", {
+    cost: "document_processing",
+    unwrap: "document",
+  }),
+  kb_get_document: a("kb", "GET", "/api/kb/documents/{doc_id}", { unwrap: "document" }),
+  kb_update_document: a("kb", "PATCH", "/api/kb/documents/{doc_id}", {
+    cost: "document_processing",
+    unwrap: "document",
+  }),
   kb_delete_document: a("kb", "DELETE", "/api/kb/documents/{doc_id}"),
-  kb_create_from_pdf: a("kb", "POST", "/api/kb/documents/from-pdf", { cost: "document_processing" }),
+  kb_create_from_pdf: a("kb", "POST", "/api/kb/documents/from-pdf", {
+    cost: "document_processing",
+    unwrap: "document",
+  }),
   kb_search: a("kb", "POST", "/api/kb/search", { cost: "rag_text_search" }),
   search_knowledge_base: a("kb", "POST", "/api/rag/search/knowledge-base", { cost: "rag_text_search" }),
-  kb_create_category: a("kb", "POST", "/api/kb/categories"),
+  kb_create_category: a("kb", "POST", "/api/kb/categories", { unwrap: "category" }),
   kb_list_categories: a("kb", "GET", "/api/kb/categories"),
-  kb_create_attachment: a("kb", "POST", "/api/kb/attachments"),
+  kb_create_attachment: a("kb", "POST", "/api/kb/attachments", { unwrap: "attachment" }),
   kb_get_doc_attachments: a("kb", "GET", "/api/kb/documents/{doc_id}/attachments"),
   kb_get_product_docs: a("kb", "GET", "/api/kb/products/{product_id}/documents"),
   kb_health: a("kb", "GET", "/api/kb/health"),
@@ -137,8 +153,14 @@ export const GATEWAY_ACTIONS: Readonly<Record<string, ActionSpec>> = {
 
   // Admin prompts
   admin_prompts_list: a("admin_prompts", "GET", "/api/admin/prompts", admin),
-  admin_prompts_get: a("admin_prompts", "GET", "/api/admin/prompts/{stage}/{category}", admin),
-  admin_prompts_update: a("admin_prompts", "PUT", "/api/admin/prompts/{stage}/{category}", admin),
+  admin_prompts_get: a("admin_prompts", "GET", "/api/admin/prompts/{stage}/{category}", {
+    ...admin,
+    unwrap: "prompt",
+  }),
+  admin_prompts_update: a("admin_prompts", "PUT", "/api/admin/prompts/{stage}/{category}", {
+    ...admin,
+    unwrap: "prompt",
+  }),
   admin_prompts_history: a("admin_prompts", "GET", "/api/admin/prompt-history/{prompt_id}", admin),
   admin_prompts_test: a("admin_prompts", "POST", "/api/admin/prompt-tests", admin),
 
@@ -154,7 +176,10 @@ export const GATEWAY_ACTIONS: Readonly<Record<string, ActionSpec>> = {
     quantity: imageCount,
   }),
   images_search: a("images", "POST", "/api/images/search", { cost: "visual_search" }),
-  images_upload_analyze: a("images", "POST", "/api/images/upload-and-analyze", { cost: "image_analysis" }),
+  images_upload_analyze: a("images", "POST", "/api/images/upload-and-analyze", {
+    cost: "image_analysis",
+    unwrap: "image",
+  }),
   images_reclassify: a("images", "POST", "/api/images/{image_id}/reclassify", { cost: "image_analysis" }),
   images_health: a("images", "GET", "/api/images/health"),
 

@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 
-export const GatewayBody = z.object({
+/** Strict: a key besides action and payload is a 400 naming it (`unknown field "workspace_id"`). */
+export const GatewayBody = z.strictObject({
   action: z.string().min(1).meta({ description: "An action of the gateway table, e.g. kb_search" }),
   payload: z.record(z.string(), z.unknown()).default({}),
 });
@@ -52,7 +53,8 @@ export const gatewayErrorResponses = {
   400: {
     description:
       "Unknown action ({success: false, error, code: unknown_action, details.available_actions}) " +
-      "or bad payload (code validation_failed, details naming the fields)",
+      "or bad body or payload (code validation_failed, details naming the fields; an unknown key: " +
+      '`unknown field "name"`)',
   },
   401: { description: "Missing or invalid authentication: {success: false, error, code: unauthorized}" },
   403: { description: "The action needs the platform admin role: {success: false, error, code: forbidden}" },

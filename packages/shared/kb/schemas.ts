@@ -1,7 +1,9 @@
 /**
  * Request schemas of the knowledge-base API (the spec's payloads), shared by the AI backend's
  * validation and its OpenAPI document. Plain zod 4 with `.meta()`, so this package does not
- * depend on the HTTP framework.
+ * depend on the HTTP framework. Every schema is strict: a payload key the action does not declare
+ * (a misspelling, a made-up option) is a 400 naming it (`unknown field "top-k"`), through the
+ * gateway as directly.
  */
 import { z } from "zod";
 import { PriceDocTypeSchema } from "../pricing/schemas.ts";
@@ -37,7 +39,7 @@ const metadata = z.record(z.string(), z.unknown()).meta({ description: "Free-for
 const slugSchema = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "lower-case words joined by hyphens")
   .max(100);
 
-export const categoryCreateSchema = z.object({
+export const categoryCreateSchema = z.strictObject({
   workspace_id: uuid,
   name: z.string().trim().min(1).max(200),
   slug: slugSchema.optional().meta({
@@ -50,11 +52,11 @@ export const categoryCreateSchema = z.object({
   trigger_keyword: z.string().max(200).nullish(),
 }).meta({ id: "KbCategoryCreate" });
 
-export const categoryListSchema = z.object({ workspace_id: uuid.optional() }).meta({
+export const categoryListSchema = z.strictObject({ workspace_id: uuid.optional() }).meta({
   id: "KbCategoryListQuery",
 });
 
-export const documentCreateSchema = z.object({
+export const documentCreateSchema = z.strictObject({
   workspace_id: uuid,
   title: z.string().trim().min(1).max(500),
   category_id: uuid.nullish(),
@@ -68,7 +70,7 @@ export const documentCreateSchema = z.object({
 export const KB_BATCH_MAX_DOCUMENTS = 100;
 export const KB_BATCH_MAX_BYTES = 10 * 1024 * 1024;
 
-export const documentBatchSchema = z.object({
+export const documentBatchSchema = z.strictObject({
   workspace_id: uuid,
   documents: z.array(documentCreateSchema.omit({ workspace_id: true })).min(1).max(KB_BATCH_MAX_DOCUMENTS)
     .meta({
@@ -92,7 +94,7 @@ export const documentBatchSchema = z.object({
   });
 }).meta({ id: "KbDocumentBatch" });
 
-export const documentUpdateSchema = z.object({
+export const documentUpdateSchema = z.strictObject({
   title: z.string().trim().min(1).max(500).optional(),
   category_id: uuid.nullable().optional(),
   status: z.enum(DOC_STATUSES).optional(),
@@ -102,7 +104,7 @@ export const documentUpdateSchema = z.object({
 }).refine((v) => Object.keys(v).length > 0, { message: "at least one field to change is required" })
   .meta({ id: "KbDocumentUpdate" });
 
-export const documentFromPdfSchema = z.object({
+export const documentFromPdfSchema = z.strictObject({
   workspace_id: uuid,
   pdf_base64: z.string().min(1).meta({
     description: "The PDF file, base64 (a data: URL prefix is accepted)",
@@ -117,7 +119,7 @@ export const documentFromPdfSchema = z.object({
   metadata: metadata.optional(),
 }).meta({ id: "KbDocumentFromPdf" });
 
-export const attachmentCreateSchema = z.object({
+export const attachmentCreateSchema = z.strictObject({
   doc_id: uuid,
   product_id: uuid,
   relationship_type: z.enum(RELATIONSHIP_TYPES).default("related"),
@@ -126,7 +128,7 @@ export const attachmentCreateSchema = z.object({
 
 const priceDocTypes = z.union([priceDocType, z.array(priceDocType).min(1)]);
 
-export const kbSearchSchema = z.object({
+export const kbSearchSchema = z.strictObject({
   workspace_id: uuid,
   query: z.string().trim().min(1).max(2000),
   category_id: uuid.optional(),
@@ -138,7 +140,7 @@ export const kbSearchSchema = z.object({
   limit: z.number().int().min(1).max(50).default(10),
 }).meta({ id: "KbSearch" });
 
-export const searchKnowledgeBaseSchema = z.object({
+export const searchKnowledgeBaseSchema = z.strictObject({
   workspace_id: uuid,
   query: z.string().trim().min(1).max(2000),
   search_types: z.array(z.enum(SEARCH_TYPES)).min(1).default(["kb_docs"]),

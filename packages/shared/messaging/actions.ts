@@ -98,7 +98,9 @@ export async function balance(ctx: MessagingContext) {
 /**
  * Adds the account's SMS-capable numbers as sms channels of the workspace. A number another
  * workspace already has stays theirs (skipped); the first channel becomes the default when the
- * workspace has none.
+ * workspace has none. Answers `synced` (how many channels this call added: a count, as clients
+ * read it), `syncedNumbers` (their numbers), `skipped` (numbers other workspaces hold) and
+ * `channels` (all of the workspace's channels after the sync).
  */
 export async function syncChannels(ctx: MessagingContext) {
   let numbers;
@@ -134,7 +136,8 @@ export async function syncChannels(ctx: MessagingContext) {
     );
   }
   return {
-    synced: fresh.map((n) => n.phoneNumber),
+    synced: fresh.length,
+    syncedNumbers: fresh.map((n) => n.phoneNumber),
     skipped: sms.filter((n) => owner.has(n.phoneNumber) && owner.get(n.phoneNumber) !== ctx.workspaceId)
       .map((n) => n.phoneNumber),
     channels: await listChannels(ctx),

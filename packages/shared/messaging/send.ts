@@ -97,12 +97,15 @@ function planRecipient(
   if (contentSid) {
     // WhatsApp Content API: the provider renders the approved template from ContentVariables.
     const declared = template?.variables ?? [];
-    const body = template ? renderTemplate(template.content, variables) : plan.content ?? null;
+    const body = template ? renderTemplate(template.content, variables, declared) : plan.content ?? null;
     return { to, content: body, contentVariables: contentVariables(declared, variables), variables };
   }
-  const source = template ? template.content : plan.content;
-  if (!source) throw DomainError.invalid("content is required when no template is given");
-  return { to, content: renderTemplate(source, variables), variables };
+  // Only a template's declared variables are required; plain content is never refused for `{{`.
+  if (template) {
+    return { to, content: renderTemplate(template.content, variables, template.variables), variables };
+  }
+  if (!plan.content) throw DomainError.invalid("content is required when no template is given");
+  return { to, content: renderTemplate(plan.content, variables), variables };
 }
 
 async function optedOut(

@@ -1,6 +1,13 @@
 /**
- * `{{variable}}` substitution for message templates: every placeholder must have a value, and a
- * missing one is an error naming it (a message never goes out with a hole or a literal `{{x}}`).
+ * `{{name}}` placeholders in messages (spec "Messaging": templates have content with
+ * {{variable}} placeholders and declare their `variables`). One rule, the same as email's:
+ *
+ * - a template's declared variables are its variables: every one must be given, and a missing
+ *   one is an error naming it (`missing_variable`), before anything is sent or logged;
+ * - every placeholder whose name was given takes that value (send-bulk's per-recipient
+ *   variables fill plain content too); values are inserted once, never expanded again;
+ * - any other `{{...}}` is text and goes out as written: plain content is never refused for
+ *   its braces (a flow's unresolved `{{trigger.data.x}}` stays literal, as the spec says).
  */
 import { DomainError } from "../errors.ts";
 
@@ -8,13 +15,13 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
 export type Variables = Record<string, string | number | boolean>;
 
-/** The placeholders of a template, in order of first appearance. */
+/** The placeholders of a text, in order of first appearance. */
 export function placeholders(content: string): string[] {
   return [...new Set([...content.matchAll(PLACEHOLDER)].map((m) => m[1]))];
 }
 
-export function renderTemplate(content: string, variables: Variables): string {
-  const missing = placeholders(content).filter((name) => !Object.hasOwn(variables, name));
+function requireDeclared(declared: readonly string[], variables: Variables): void {
+  const missing = declared.filter((name) => !Object.hasOwn(variables, name));
   if (missing.length) {
     throw DomainError.invalid(
       `Missing template variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`,
@@ -22,7 +29,22 @@ export function renderTemplate(content: string, variables: Variables): string {
       "missing_variable",
     );
   }
-  return content.replace(PLACEHOLDER, (_, name: string) => String(variables[name]));
+}
+
+/**
+ * Fills the placeholders `variables` has a value for; `declared` (a template's variables) must
+ * all be given. Plain content has none declared, so it is never refused.
+ */
+export function renderTemplate(
+  content: string,
+  variables: Variables,
+  declared: readonly string[] = [],
+): string {
+  requireDeclared(declared, variables);
+  return content.replace(
+    PLACEHOLDER,
+    (whole, name: string) => Object.hasOwn(variables, name) ? String(variables[name]) : whole,
+  );
 }
 
 /**
@@ -35,16 +57,7 @@ export function contentVariables(declared: readonly string[], variables: Variabl
     for (const [k, v] of Object.entries(variables)) out[k] = String(v);
     return out;
   }
-  const missing = declared.filter((name) => !Object.hasOwn(variables, name));
-  if (missing.length) {
-    throw DomainError.invalid(
-      `Missing template variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`,
-      {
-        missing,
-      },
-      "missing_variable",
-    );
-  }
+  requireDeclared(declared, variables);
   declared.forEach((name, i) => out[/^\d+$/.test(name) ? name : String(i + 1)] = String(variables[name]));
   return out;
 }

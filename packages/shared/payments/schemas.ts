@@ -33,9 +33,14 @@ export const PortalBody = z.strictObject({ returnUrl: RedirectUrl });
 
 export const UrlResponse = z.object({ url: z.url() }).meta({ id: "RedirectUrl" });
 
-export const CheckoutData = z.object({
-  data: z.object({ url: z.url(), session_id: z.string() }),
-}).meta({ id: "BillingCheckout" });
+const Checkout = z.object({ url: z.url(), session_id: z.string() });
+
+/**
+ * crm-billing-api's checkout answer: `url` at the top level, the spec's shape for a redirect URL
+ * (payments-checkout, payments-customer-portal: {url}), so one client reads `url` from every
+ * function; `data` repeats it for clients of the earlier {data: {url, session_id}} answer.
+ */
+export const CheckoutData = Checkout.extend({ data: Checkout }).meta({ id: "BillingCheckout" });
 
 export const SubscriptionData = z.object({
   data: z.object({

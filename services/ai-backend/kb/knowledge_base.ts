@@ -20,8 +20,9 @@
  *   (listed in skipped_search_types with the reason).
  * Archived products are never returned.
  *
- * Every result carries the spec's chunk fields (id, document_title, content, category_slug,
- * category_name, price_doc_type, relevance_score) plus `type` and where it comes from. Each
+ * The answer's `chunks` (the spec's "chunks as in Resources") each carry the spec's chunk fields
+ * (id, document_title, content, category_slug, category_name, price_doc_type, relevance_score)
+ * plus `type` and where it comes from. Each
  * type contributes at most top_k results above similarity_threshold (the trigram types at least
  * 0.3, below which unrelated words match); one list, by relevance_score. KB category filters
  * (category_slug, category_id, price_doc_type) concern KB documents only: with one of them only
@@ -232,7 +233,7 @@ export async function searchKnowledgeBase(c: Ctx, body: SkbInput) {
     query: body.query,
     caller: body.caller,
     search_types: [...wanted],
-    results,
+    chunks: results,
     counts,
     total_results: results.length,
     ...(skipped.length ? { skipped_search_types: skipped.map((s) => s.type), skipped } : {}),

@@ -202,7 +202,7 @@ export function kbCatalogRoutes() {
       path: "/api/kb/health",
       tags,
       summary: "KB health: database reachable, counts the caller can see, embedding provider",
-      request: { query: z.object({ workspace_id: z.uuid().optional() }) },
+      request: { query: z.strictObject({ workspace_id: z.uuid().optional() }) },
       responses: { ...okJson("Health report"), ...errorResponses, ...okJson("Database unreachable", 503) },
     }),
     async (c) => {

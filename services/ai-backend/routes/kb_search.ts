@@ -1,9 +1,11 @@
 /**
  * KB search: kb_search (POST /api/kb/search) and search_knowledge_base
  * (POST /api/rag/search/knowledge-base). Both embed the query (input type `query`) and call the
- * hybrid SQL function as the caller, so RLS decides what is visible. With category_slug pricing,
- * search_knowledge_base is the quick-pick mode: no language model, results with exactly the
- * spec's seven fields, ordered by relevance_score.
+ * hybrid SQL function as the caller, so RLS decides what is visible. kb_search answers `results`;
+ * search_knowledge_base answers `chunks` (the spec: "Response: chunks as in Resources"), the same
+ * member through the gateway (`data.chunks`). With category_slug pricing, search_knowledge_base
+ * is the quick-pick mode: no language model, chunks with exactly the spec's seven fields, ordered
+ * by relevance_score.
  *
  * Pricing data (the Pricing category, admin-level categories, price_doc_type filters) is for
  * owners and admins of the workspace: a member gets 403, an outsider 404.
@@ -55,7 +57,9 @@ export function kbSearchRoutes() {
       summary: "search_knowledge_base; with category_slug pricing the quick-pick mode (no language model)",
       request: jsonBody(searchKnowledgeBaseSchema),
       responses: {
-        ...okJson("{mode, results: [...]}; quick-pick results carry exactly the spec's seven fields"),
+        ...okJson(
+          "{mode, query, chunks: [...], total_results}; quick-pick chunks carry exactly the spec's seven fields",
+        ),
         ...errorResponses,
       },
     }),
@@ -78,7 +82,7 @@ export function kbSearchRoutes() {
         return c.json({
           mode: "quick_pick",
           query: body.query,
-          results: rows.map(toQuickPick),
+          chunks: rows.map(toQuickPick),
           total_results: rows.length,
           ...(skipped.length ? { skipped_search_types: skipped } : {}),
         }, 200);

@@ -7,10 +7,16 @@
  *   acts as the caller (RLS), so the gateway never lends its privileges to anyone.
  * - The action map (packages/shared/gateway/actions.ts) gives method and path; path parameters
  *   come from the payload by name, URL-encoded; for GET the rest is the query, else the body.
+ * - The body is strictly {action, payload}: another top-level key is a 400 naming it
+ *   (`unknown field "workspace_id"`: the workspace goes in the payload). Payload keys are the
+ *   backend route's to judge (the KB actions' schemas are strict too).
  * - Billing is the AI backend's, the one billing point (services/ai-backend/billing.ts): the
  *   gateway forwards the caller's JWT and its request id and passes the backend's billing
  *   through (x-credits-* headers, 402 with no work done, `billing` in a refunded error body).
  *   It never debits itself, so an action is billed once whichever way it is reached.
+ * - Success is {success: true, data: object}: the backend's answer, or - for actions whose
+ *   backend answers the object one level down ({document: {...}}; `unwrap` in the action map) -
+ *   the object itself, so clients read data.id, data.title (@shared/gateway/answer.ts).
  * - Every failure, the gateway's own (400, 401, 403, 404, 415, 503) as the backend's, answers
  *   {success: false, error, code, details?, billing?} (GatewayFailure): one shape per surface.
  * - multipart/form-data goes to /api/rag/documents/upload-async (202 {job_id, status, message});
@@ -105,6 +111,7 @@ app.openapi(
         body: request.body === null ? null : JSON.stringify(request.body),
         contentType: "application/json",
       }),
+      spec.unwrap,
     );
   },
 );

@@ -18,6 +18,7 @@ import type { Context } from "hono";
 import type { Caller } from "@shared/auth/context.ts";
 import { env } from "@shared/env.ts";
 import { errorHandler, HttpError, notFoundHandler } from "@shared/http/errors.ts";
+import { unwrapObject } from "@shared/gateway/answer.ts";
 
 export interface BackendCall {
   method: string;
@@ -109,9 +110,11 @@ export async function callBackend(
 
 /**
  * The gateway's answer: {success: true, data} on 2xx (HTML pages as they are), the backend's
- * status, message, code and billing otherwise; the backend's billing headers either way.
+ * status, message, code and billing otherwise; the backend's billing headers either way. With
+ * `unwrap` (the action map's), data is the object the backend answered under that member
+ * (@shared/gateway/answer.ts); a 2xx without it broke the contract (502 backend_malformed).
  */
-export function respond(r: BackendAnswer): Response {
+export function respond(r: BackendAnswer, unwrap?: string): Response {
   const headers = { ...r.billing, "content-type": "application/json" };
   if (r.status >= 200 && r.status < 300) {
     if (r.contentType.startsWith("text/html")) {
@@ -120,10 +123,20 @@ export function respond(r: BackendAnswer): Response {
         headers: { ...headers, "content-type": r.contentType },
       });
     }
-    return new Response(JSON.stringify({ success: true, data: r.json ?? r.text }), {
-      status: r.status,
-      headers,
-    });
+    let data = r.json ?? r.text;
+    if (unwrap !== undefined) {
+      const object = unwrapObject(r.json, unwrap);
+      if (!object) {
+        const error = `AI backend answered ${r.status} without the ${unwrap} object`;
+        console.error(`ai-gateway: ${error}`);
+        return new Response(JSON.stringify({ success: false, error, code: "backend_malformed" }), {
+          status: 502,
+          headers,
+        });
+      }
+      data = object;
+    }
+    return new Response(JSON.stringify({ success: true, data }), { status: r.status, headers });
   }
   const err = (r.json && typeof r.json === "object" ? r.json : {}) as {
     error?: unknown;

@@ -2,6 +2,8 @@
  * /functions/v1/crm-billing-api (spec "Billing"): a signed-in user's own billing. Checkouts are
  * priced from the catalog (a body names only the plan or package) and opened for the user's one
  * payment customer; the user's subscription and balance are read as the user (RLS: their own).
+ * A checkout answers {url, session_id} like payments-checkout's {url} (the spec's shape for a
+ * redirect), and the same again under `data` for earlier clients (CheckoutData).
  * Domain: packages/shared/payments/billing.ts.
  */
 import { createRoute as route } from "@hono/zod-openapi";
@@ -30,7 +32,11 @@ app.openapi(
     summary: "A hosted checkout for a subscription plan, at the plan's catalog price",
     request: jsonBody(billing.CreateSubscriptionCheckoutBody),
     responses: {
-      ...okJson("The checkout to send the user to", 200, billing.CheckoutData),
+      ...okJson(
+        "The checkout to send the user to: {url, session_id, data: {url, session_id}}",
+        200,
+        billing.CheckoutData,
+      ),
       ...checkoutErrors,
     },
   }),
@@ -44,7 +50,7 @@ app.openapi(
       plan,
       billing.defaultCheckoutUrls(env),
     );
-    return c.json({ data }, 200);
+    return c.json({ ...data, data }, 200);
   },
 );
 
@@ -56,7 +62,11 @@ app.openapi(
     summary: "A hosted checkout for a credit package, at the package's catalog price",
     request: jsonBody(billing.PurchaseCreditsBody),
     responses: {
-      ...okJson("The checkout to send the user to", 200, billing.CheckoutData),
+      ...okJson(
+        "The checkout to send the user to: {url, session_id, data: {url, session_id}}",
+        200,
+        billing.CheckoutData,
+      ),
       ...checkoutErrors,
     },
   }),
@@ -70,7 +80,7 @@ app.openapi(
       pkg,
       billing.defaultCheckoutUrls(env),
     );
-    return c.json({ data }, 200);
+    return c.json({ ...data, data }, 200);
   },
 );
 

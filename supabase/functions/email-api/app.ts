@@ -1,7 +1,8 @@
 /**
  * POST /functions/v1/email-api (spec "Email"): body {action, ...params}, one route whose body
- * is the union of the actions. Every action is for one workspace: `workspaceId`, or the
- * caller's only workspace; the caller's role there is read from the database (outsiders 404).
+ * is the union of the actions. Every action is for one workspace: `workspaceId` (alias
+ * `workspace_id`), or the caller's only workspace; the caller's role there is read from the
+ * database (outsiders 404). A key the action does not know is a 400 naming it.
  *
  * | action               | who                                   | answer                                |
  * | -------------------- | ------------------------------------- | ------------------------------------- |
@@ -12,6 +13,10 @@
  * | logs                 | any member                            | {success, logs} (limit 50)            |
  * | analytics            | any member                            | {success, totals, rates, dailyData}   |
  *
+ * send's `from` is optional: without it the email is from `noreply@` the workspace's default
+ * verified domain, else from the platform's own sender (EMAIL_PLATFORM_FROM); with neither it
+ * is a 400 `from_required` (packages/shared/email/sender.ts). Plain html/text go out as
+ * written, `{{...}}` included; only a template's placeholders take `variables`.
  * The actions removed on 2026-03-11 answer 400 `action_removed` naming the action.
  * Domain: packages/shared/email (send.ts has the send's stages).
  */

@@ -14,6 +14,7 @@ import {
   WRITER_ROLES,
 } from "@shared/auth/context.ts";
 import { DomainError } from "@shared/errors.ts";
+import { soleWorkspace } from "@shared/auth/workspace_choice.ts";
 import {
   executeFlow,
   flowClock,
@@ -42,7 +43,10 @@ async function flowFor(c: Context, id: string, roles: readonly WorkspaceRoleName
   return flow;
 }
 
-/** The workspace named (checked) or the caller's only one; the service role may name none. */
+/**
+ * The workspace named (checked) or the caller's only one (several: 400 workspace_required, the
+ * personal workspace is not a default); the service role may name none.
+ */
 async function workspaceFor(
   c: Context,
   named: string | undefined,
@@ -54,16 +58,10 @@ async function workspaceFor(
     return named;
   }
   if (caller(c).kind === "service") return null;
-  const mine = (await access(c)).workspaces;
-  if (mine.length !== 1) {
-    throw DomainError.invalid(
-      mine.length
-        ? "workspace_id is required: you belong to several workspaces"
-        : "You are not in any workspace",
-    );
-  }
-  await requireWorkspaceRole(c, mine[0].workspace_id, roles, what);
-  return mine[0].workspace_id;
+  const only = soleWorkspace((await access(c)).workspaces, "workspace_id");
+  if (!only) throw DomainError.invalid("You are not in any workspace");
+  await requireWorkspaceRole(c, only.workspace_id, roles, what);
+  return only.workspace_id;
 }
 
 export async function runAction(c: Context, body: FlowEngineRequest): Promise<Record<string, unknown>> {
@@ -84,10 +82,8 @@ export async function runAction(c: Context, body: FlowEngineRequest): Promise<Re
         initiatedBy: userId(c),
         clock: flowClock(),
       });
-      const { steps, ...rest } = run;
-      return dryRun
-        ? { success: true, dry_run: true, ...rest, nodes: steps }
-        : { success: true, ...rest, steps };
+      // One name for the per-node results in both runs: `steps`, as flow_runs stores them.
+      return dryRun ? { success: true, dry_run: true, ...run } : { success: true, ...run };
     }
     case "trigger-event": {
       const ws = await workspaceFor(c, body.workspace_id, WRITER_ROLES, "Triggering flow events");

@@ -1,7 +1,10 @@
 /**
  * /functions/v1/messaging-api (spec "Messaging"): POST {action, ...params}. A signed-in user
- * (or the service role naming a workspace); the action table (actions.ts) says which workspace
- * role each action needs. Errors answer the messaging shape {success: false, error}.
+ * (or the service role naming a workspace: `workspaceId`, alias `workspace_id`); the action
+ * table (actions.ts) says which workspace role each action needs. A key the action does not
+ * know is a 400 naming it. Plain `content` goes out as written: only the variables given fill
+ * its `{{name}}` placeholders, the rest stay literal; a template's declared variables must all
+ * be given. Errors answer the messaging shape {success: false, error}.
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";

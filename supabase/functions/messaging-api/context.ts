@@ -13,6 +13,7 @@ import {
   type WorkspaceRoleName,
 } from "@shared/auth/context.ts";
 import { DomainError } from "@shared/errors.ts";
+import { soleWorkspace } from "@shared/auth/workspace_choice.ts";
 import {
   messagingClock,
   type MessagingContext,
@@ -21,18 +22,20 @@ import {
   webhookUrl,
 } from "@shared/messaging/mod.ts";
 
-/** The workspace the caller acts in: the one named (checked), or their only one. */
+/**
+ * The workspace the caller acts in: the one named (checked), or their only one; several: 400
+ * workspace_required (the personal workspace is not a default).
+ */
 async function workspaceFor(c: Context, requested: string | undefined, roles: WorkspaceRoleName[] | null) {
   if (requested) {
     await requireWorkspaceRole(c, requested, roles, "This messaging action");
     return requested;
   }
   if (caller(c).kind === "service") throw DomainError.invalid("workspaceId is required for the service role");
-  const mine = (await access(c)).workspaces;
-  if (mine.length === 0) throw DomainError.forbidden("You are not a member of any workspace");
-  if (mine.length > 1) throw DomainError.invalid("workspaceId is required: you belong to several workspaces");
-  await requireWorkspaceRole(c, mine[0].workspace_id, roles, "This messaging action");
-  return mine[0].workspace_id;
+  const only = soleWorkspace((await access(c)).workspaces, "workspaceId");
+  if (!only) throw DomainError.forbidden("You are not a member of any workspace");
+  await requireWorkspaceRole(c, only.workspace_id, roles, "This messaging action");
+  return only.workspace_id;
 }
 
 export async function messagingContext(
