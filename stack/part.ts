@@ -30,6 +30,8 @@ export interface Platform {
   extraUrls: Record<string, string>;
   /** Timings of the start, in milliseconds. */
   timings: Record<string, number>;
+  /** The platform's log (stderr unless startPlatform was given one): workers' failures go here. */
+  log(line: string): void;
   /** The provider sandbox (stand-ins tests script and read), once its part has started. */
   sandbox?: Sandbox;
   stop(): Promise<void>;

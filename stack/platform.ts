@@ -4,7 +4,12 @@
  * /auth/v1, /functions/v1 and whatever later parts mount (/rest/v1, /storage/v1 ...), and the
  * environment edge functions read (SUPABASE_URL, keys, supabase/functions/.env).
  */
-import { defaultConfig, type PlatformConfig } from "./config.ts";
+import {
+  defaultConfig,
+  LOCAL_EMAIL_PLATFORM_FROM,
+  LOCAL_EMAIL_PLATFORM_FROM_NAME,
+  type PlatformConfig,
+} from "./config.ts";
 import { openDatabase, type PGlite } from "./db/database.ts";
 import { migrate, type MigrateResult } from "./db/migrate.ts";
 import { openFromTemplate } from "./db/template.ts";
@@ -19,6 +24,7 @@ import { PARTS } from "./parts.ts";
 import { readProjectConfig } from "./project_config.ts";
 import { readSigningKeys, signingKeysPath } from "./auth/keys.ts";
 import { loadSigningKeys, registerProjectKeys } from "@shared/auth/jwks.ts";
+import { writeScheduledCallSecrets } from "./cron/secrets.ts";
 
 export type { Platform, PlatformPart } from "./part.ts";
 
@@ -51,6 +57,8 @@ export interface StartOptions extends Partial<PlatformConfig> {
   auth?: Partial<AuthConfig>;
   /** The JWKs of `[auth] signing_keys_path` (tests); without it the file config.toml names. */
   signingKeys?: unknown[];
+  /** Where the platform's workers write their log lines (default: stderr). */
+  log?: (line: string) => void;
 }
 
 export async function startPlatform(opts: StartOptions = {}): Promise<Platform> {
@@ -99,8 +107,16 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     onListen: () => {},
   }, gateway.fetch);
   const url = `http://${config.hostname}:${server.addr.port}`;
+  const log = opts.log ?? ((line: string) => console.error(line));
+  // Scheduled calls (pg_cron -> call_edge_function -> pg_net) find this platform through Vault:
+  // written at every start, so a new port (or a fresh database) keeps them working.
+  if (!(await writeScheduledCallSecrets(db, url, config.serviceRoleKey))) {
+    log("vault: supabase_vault is not enabled; scheduled calls cannot find project_url and service_role_key");
+  }
 
   const fnEnv: Record<string, string> = {
+    EMAIL_PLATFORM_FROM: LOCAL_EMAIL_PLATFORM_FROM,
+    EMAIL_PLATFORM_FROM_NAME: LOCAL_EMAIL_PLATFORM_FROM_NAME,
     ...(await readDotenv(`${config.rootDir}/supabase/functions/.env`)),
     SUPABASE_URL: url,
     SUPABASE_ANON_KEY: config.anonKey,
@@ -152,6 +168,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     env: fnEnv,
     extraUrls: {},
     timings,
+    log,
     async stop() {
       for (const stop of stops.reverse()) await stop();
       abort.abort();

@@ -5,7 +5,8 @@
  * in its own transaction as the job's user, like pg_cron's fresh connection. A job never runs
  * twice at once: a run that comes due while the previous one is busy waits for it (pg_cron
  * queues overlaps). cron.job's trigger NOTIFYs on every change, and the worker reloads then, so
- * it never polls the database.
+ * it never polls the database. Until `create extension pg_cron` (stack/db/extensions) there is no
+ * cron.job and nothing to run. A failed run is recorded as pg_cron records it and logged.
  */
 import { DEFAULT_SEARCH_PATH, type PGlite, type Transaction } from "../db/database.ts";
 import type { PlatformPart } from "../part.ts";
@@ -22,6 +23,7 @@ interface JobRow {
   command: string;
   username: string;
   database: string;
+  jobname: string | null;
 }
 
 interface JobState {
@@ -95,8 +97,11 @@ export class CronWorker {
   }
 
   async #load(): Promise<void> {
+    // Until a migration runs `create extension pg_cron` there is no cron.job, and no job.
     const { rows } = await this.#db.query<JobRow>(
-      `select jobid::text, schedule, command, username, database from cron.job where active`,
+      (await this.#enabled())
+        ? `select jobid::text, schedule, command, username, database, jobname from cron.job where active`
+        : `select null where false`,
     );
     const now = Date.now();
     const seen = new Set<string>();
@@ -129,6 +134,11 @@ export class CronWorker {
       }
     }
     for (const id of this.#jobs.keys()) if (!seen.has(id)) this.#jobs.delete(id);
+  }
+
+  async #enabled(): Promise<boolean> {
+    const r = await this.#db.query<{ ok: boolean }>(`select to_regclass('cron.job') is not null as ok`);
+    return r.rows[0].ok;
   }
 
   #arm(): void {
@@ -197,6 +207,8 @@ export class CronWorker {
       status = "failed";
       // pg_cron stores libpq's error message, which starts with the severity.
       message = `ERROR:  ${errorText(err)}`;
+      // Hosted shows it in cron.job_run_details only; the local platform says it in its log too.
+      this.#log(`cron: job ${row.jobid}${row.jobname ? ` (${row.jobname})` : ""} failed: ${errorText(err)}`);
     }
     await db.query(
       `update cron.job_run_details set status = $2, return_message = $3, end_time = clock_timestamp()
@@ -224,7 +236,7 @@ function errorText(err: unknown): string {
 export const cronPart: PlatformPart = {
   name: "cron",
   async start(p) {
-    const worker = new CronWorker(p.db);
+    const worker = new CronWorker(p.db, (line) => p.log(line));
     await worker.start();
     return worker;
   },

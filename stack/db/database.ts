@@ -1,8 +1,9 @@
 /**
  * The local platform's Postgres: PGlite (Postgres compiled to WASM) with the extensions a project
- * may enable, available as on a hosted project: pgvector, pg_trgm, pgcrypto and uuid-ossp.
- * Available is not enabled: the bootstrap enables only the hosted defaults (uuid-ossp, pgcrypto)
- * and migrations enable the rest. One instance serves every part of the platform; PGlite runs one
+ * may enable, available as on a hosted project: pgvector, pg_trgm, pgcrypto and uuid-ossp, and
+ * SQL emulations of pg_cron, pg_net and supabase_vault. Available is not enabled: the bootstrap
+ * enables only the hosted defaults (uuid-ossp, pgcrypto, supabase_vault) and migrations enable
+ * the rest. One instance serves every part of the platform; PGlite runs one
  * statement at a time and queues the rest, and `transaction()` holds the connection for its whole
  * callback.
  */
@@ -41,6 +42,37 @@ function trustPrivilegedExtensions(db: PGlite): void {
   }
 }
 
+/**
+ * Extensions hosted Supabase offers that PGlite cannot build (their work is done in C), emulated
+ * in SQL with the platform's workers doing what their background workers do: a control file and
+ * an install script each, in ./extensions, written into PGlite's extension directory at open.
+ * So they are available, not enabled: `create extension pg_cron` (as on hosted, by a migration)
+ * brings the schema into being, `drop extension` removes it, and pg_available_extensions lists
+ * them. Their control files say `trusted`, for the same reason as PRIVILEGED_EXTENSIONS.
+ */
+const EMULATED_DIR = new URL("./extensions/", import.meta.url);
+
+/** The emulated extensions' files (name -> text), read once per process. */
+let emulatedFiles: Promise<Map<string, string>> | null = null;
+
+export function emulatedExtensionFiles(): Promise<Map<string, string>> {
+  emulatedFiles ??= (async () => {
+    const files = new Map<string, string>();
+    for await (const e of Deno.readDir(EMULATED_DIR)) {
+      if (e.isFile && /\.(control|sql)$/.test(e.name)) {
+        files.set(e.name, await Deno.readTextFile(new URL(e.name, EMULATED_DIR)));
+      }
+    }
+    return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
+  })();
+  return emulatedFiles;
+}
+
+async function installEmulatedExtensions(db: PGlite): Promise<void> {
+  const fs = (db as unknown as { mod: { FS: EmscriptenFs } }).mod.FS;
+  for (const [name, text] of await emulatedExtensionFiles()) fs.writeFile(`${EXTENSION_DIR}/${name}`, text);
+}
+
 /** The search_path every connection starts with, as hosted Supabase sets it for `postgres`. */
 export const DEFAULT_SEARCH_PATH = `"$user", public, extensions`;
 
@@ -58,6 +90,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<PGlite> {
     extensions,
   });
   trustPrivilegedExtensions(db);
+  await installEmulatedExtensions(db);
   await db.exec(`set search_path to ${DEFAULT_SEARCH_PATH}`);
   return db;
 }

@@ -28,16 +28,24 @@
  *     (bootstrap/90_*);
  *   - put policies and triggers on storage.objects/buckets: membership in their owner
  *     supabase_storage_admin (bootstrap/90_*);
+ *   - create pg_cron, pg_net (and have supabase_vault, enabled by the bootstrap as on hosted):
+ *     SQL emulations installed as extensions by database.ts, so they exist only once a migration
+ *     runs `create extension`, and a migration that uses them without it fails as on hosted;
  *   - create event triggers: a file that does is split into statements (as the CLI splits it,
  *     statements.ts) and each `create event trigger` runs as supabase_admin. Unlike supautils,
- *     the trigger then also fires for superusers' DDL.
- *   Anything else superuser-only (ALTER ROLE ... SUPERUSER, other extensions, a function SET
- *   clause naming a not-yet-loaded extension's setting) is refused, as on hosted.
+ *     the trigger then also fires for superusers' DDL;
+ *   - `alter role authenticator|anon|authenticated|service_role set pgrst.*` (and the other
+ *     allowed settings): a file with an `alter role` is split the same way and supautils.ts
+ *     judges each one: run as supabase_admin, as postgres, or refused with supautils' message
+ *     (reserved roles' attributes, names and settings).
+ *   Anything else superuser-only (ALTER ROLE ... SUPERUSER, extensions hosted does not offer, a
+ *   function SET clause naming a not-yet-loaded extension's setting) is refused, as on hosted.
  * - Databases created before these roles existed (OID 10 still named `postgres`) keep working:
  *   their migrations run as that superuser, as they always did.
  */
-import { DEFAULT_SEARCH_PATH, type PGlite, type Transaction } from "./database.ts";
+import { DEFAULT_SEARCH_PATH, emulatedExtensionFiles, type PGlite, type Transaction } from "./database.ts";
 import { splitStatements } from "./statements.ts";
+import { judge, MENTIONS_ALTER_ROLE, type Verdict } from "./supautils.ts";
 import { readProjectConfig } from "../project_config.ts";
 
 /**
@@ -167,13 +175,18 @@ async function runAsPostgres(
     await tx.exec(
       `set local session authorization ${MIGRATION_ROLE}; set local search_path to ${DEFAULT_SEARCH_PATH}`,
     );
-    if (!MENTIONS_EVENT_TRIGGER.test(sql)) {
+    if (!MENTIONS_EVENT_TRIGGER.test(sql) && !MENTIONS_ALTER_ROLE.test(sql)) {
       await tx.exec(sql);
     } else {
-      // supautils lets postgres create event triggers; Postgres itself wants a superuser. The
-      // file runs statement by statement (as the CLI splits it) and those run as supabase_admin.
+      // What supautils decides per statement: postgres may create event triggers (Postgres
+      // itself wants a superuser) and set the API roles' allowed settings (supautils.ts). The
+      // file runs statement by statement (as the CLI splits it); those run as supabase_admin.
       for (const statement of splitStatements(sql)) {
-        if (!CREATE_EVENT_TRIGGER.test(statement)) {
+        const verdict: Verdict = CREATE_EVENT_TRIGGER.test(statement)
+          ? { run: "as-superuser" }
+          : judge(statement);
+        if (verdict.run === "refused") throw new Error(verdict.message);
+        if (verdict.run === "as-postgres") {
           await tx.exec(statement);
           continue;
         }
@@ -206,6 +219,7 @@ export async function migrate(db: PGlite, rootDir: string): Promise<MigrateResul
   }
   // A database bootstrapped before the hosted roles existed: its superuser is still `postgres`.
   const hosted = await hasHostedRoles(db);
+  if (!fresh) await adoptLegacyEmulations(db, hosted);
   const run = (sql: string, after?: (tx: Transaction) => Promise<unknown>) =>
     hosted ? runAsPostgres(db, sql, after) : db.transaction(async (tx) => {
       await tx.exec(sql);
@@ -255,10 +269,65 @@ export async function migrate(db: PGlite, rootDir: string): Promise<MigrateResul
   }
 }
 
+/**
+ * Databases bootstrapped before cron, net and vault were extensions had them as plain schemas
+ * (the old bootstrap/30_cron_net_vault.sql), so `create extension pg_cron` would fail there
+ * ("schema cron already exists"). Each such schema is replaced by its extension, keeping its
+ * rows (jobs and their runs, queued requests and responses, secrets with their root key); and
+ * postgres gets ADMIN on the API roles, as bootstrap/00_roles.sql now grants. Runs once: after
+ * it, every schema belongs to its extension.
+ */
+async function adoptLegacyEmulations(db: PGlite, hosted: boolean): Promise<void> {
+  const r = await db.query<{ nspname: string }>(
+    `select n.nspname from pg_namespace n
+      where n.nspname in ('cron', 'net', 'vault')
+        and not exists (select 1 from pg_depend d where d.classid = 'pg_namespace'::regclass
+                          and d.objid = n.oid and d.deptype = 'e')
+        and not exists (select 1 from pg_extension e where e.extname = 'supabase_vault' and n.nspname = 'vault')`,
+  );
+  const legacy = new Set(r.rows.map((x) => x.nspname));
+  if (legacy.size === 0) return;
+  await db.transaction(async (tx) => {
+    if (legacy.has("vault")) {
+      await tx.exec(`
+        alter schema vault rename to vault_legacy;
+        create extension supabase_vault;
+        delete from vault._root_key;
+        insert into vault._root_key select * from vault_legacy._root_key;
+        insert into vault.secrets select * from vault_legacy.secrets;
+        drop schema vault_legacy cascade;`);
+    }
+    if (legacy.has("cron")) {
+      await tx.exec(`
+        alter schema cron rename to cron_legacy;
+        create extension pg_cron with schema pg_catalog;
+        insert into cron.job select * from cron_legacy.job;
+        insert into cron.job_run_details select * from cron_legacy.job_run_details;
+        select setval('cron.jobid_seq', greatest((select max(jobid) from cron.job), 1)),
+               setval('cron.runid_seq', greatest((select max(runid) from cron.job_run_details), 1));
+        drop schema cron_legacy cascade;`);
+    }
+    if (legacy.has("net")) {
+      await tx.exec(`
+        alter schema net rename to net_legacy;
+        create extension pg_net with schema extensions;
+        insert into net.http_request_queue select * from net_legacy.http_request_queue;
+        insert into net._http_response select * from net_legacy._http_response;
+        select setval('net.http_request_queue_id_seq', greatest(
+          (select max(id) from net.http_request_queue), (select max(id) from net._http_response), 1));
+        drop schema net_legacy cascade;`);
+    }
+    if (hosted) {
+      await tx.exec(`grant anon, authenticated, service_role to ${MIGRATION_ROLE} with admin option`);
+    }
+  });
+}
+
 /** A hash of everything that shapes a fresh database, to key cached templates. */
 export async function schemaHash(rootDir: string): Promise<string> {
   const parts = [
     ...(await bootstrapFiles()).map((f) => `b/${f.name}\n${f.sql}`),
+    ...[...(await emulatedExtensionFiles())].map(([name, text]) => `e/${name}\n${text}`),
     ...(await migrationFiles(rootDir)).map((f) => `m/${f.name}\n${f.sql}`),
     `s/${(await seedFile(rootDir))?.sql ?? ""}`,
     `a/${await autoExpose(rootDir)}`,

@@ -71,6 +71,7 @@ export class NetWorker {
       try {
         do {
           this.#wakeAgain = false;
+          if (!(await this.#enabled())) continue;
           await this.#purge();
           while (!this.#stopped && (await this.#takeBatch()) === BATCH_SIZE);
         } while (this.#wakeAgain && !this.#stopped);
@@ -81,6 +82,14 @@ export class NetWorker {
       }
     })();
     return this.#draining;
+  }
+
+  /** Until `create extension pg_net` (stack/db/extensions) there is no queue to read. */
+  async #enabled(): Promise<boolean> {
+    const r = await this.#db.query<{ ok: boolean }>(
+      `select to_regclass('net.http_request_queue') is not null as ok`,
+    );
+    return r.rows[0].ok;
   }
 
   async #purge(): Promise<void> {
@@ -99,7 +108,10 @@ export class NetWorker {
     );
     for (const req of rows) {
       const p = this.#send(req)
-        .then((outcome) => this.#record(req.id, outcome))
+        .then((outcome) => {
+          this.#report(req, outcome);
+          return this.#record(req.id, outcome);
+        })
         .catch((err) => this.#log(`net: could not record response ${req.id}: ${errorText(err)}`))
         .finally(() => this.#inflight.delete(p));
       this.#inflight.add(p);
@@ -147,7 +159,22 @@ export class NetWorker {
         return failed(`Timeout of ${req.timeout_milliseconds} ms reached. Total time: ${total} ms`, true);
       }
       if (this.#abort.signal.aborted) return failed("Request cancelled: the platform stopped");
-      return failed(errorText(err));
+      // Deno's "fetch failed" says why only in its cause (refused, DNS, TLS ...): keep both.
+      const cause = err instanceof Error && err.cause !== undefined ? `: ${errorText(err.cause)}` : "";
+      return failed(`${errorText(err)}${cause}`);
+    }
+  }
+
+  /**
+   * A request that got no answer or a non-2xx one is recorded in net._http_response as pg_net
+   * records it, and said in the log, where hosted has the function's and pg_net's logs: a
+   * scheduled call that fails is visible without querying. The URL is logged, never headers.
+   */
+  #report(req: QueuedRequest, o: Outcome): void {
+    const what = `net: request ${req.id} ${req.method.toUpperCase()} ${req.url}`;
+    if (o.error_msg !== null) this.#log(`${what} failed: ${o.error_msg}`);
+    else if (o.status_code !== null && (o.status_code < 200 || o.status_code > 299)) {
+      this.#log(`${what} answered ${o.status_code}: ${(o.content ?? "").slice(0, 200)}`);
     }
   }
 
@@ -179,7 +206,7 @@ function errorText(err: unknown): string {
 export const netPart: PlatformPart = {
   name: "net",
   async start(p) {
-    const worker = new NetWorker(p.db);
+    const worker = new NetWorker(p.db, (line) => p.log(line));
     await worker.start();
     return worker;
   },

@@ -54,12 +54,19 @@ Deno.test({
       assert.deepEqual(enabled.rows, [
         { extname: "pgcrypto", schema: "extensions" },
         { extname: "plpgsql", schema: "pg_catalog" },
+        { extname: "supabase_vault", schema: "vault" },
         { extname: "uuid-ossp", schema: "extensions" },
       ]);
       const available = await db.query<{ name: string }>(
-        `select name from pg_available_extensions where name in ('vector', 'pg_trgm') order by 1`,
+        `select name from pg_available_extensions
+          where name in ('vector', 'pg_trgm', 'pg_cron', 'pg_net') and installed_version is null order by 1`,
       );
-      assert.deepEqual(available.rows.map((r) => r.name), ["pg_trgm", "vector"]);
+      assert.deepEqual(available.rows.map((r) => r.name), ["pg_cron", "pg_net", "pg_trgm", "vector"]);
+      // No cron or net until a migration asks for them.
+      const schemas = await db.query(
+        `select nspname from pg_namespace where nspname in ('cron', 'net', 'vault') order by 1`,
+      );
+      assert.deepEqual(schemas.rows, [{ nspname: "vault" }]);
     }),
 });
 
@@ -194,6 +201,157 @@ Deno.test({
         });
       },
     );
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "a migration that schedules a job without enabling pg_cron and pg_net fails, as `supabase db push` would",
+  fn: async () => {
+    const job = `select cron.schedule('ping', '* * * * *', $$ select net.http_get('http://127.0.0.1:9') $$);`;
+    await withProject({ "20260101000000_schedule.sql": job }, async (db, root) => {
+      await assert.rejects(() => migrate(db, root), (err: unknown) => {
+        assert.ok(err instanceof MigrationError);
+        assert.match(err.message, /20260101000000_schedule\.sql: schema "cron" does not exist/);
+        return true;
+      });
+    });
+    // pg_cron alone: the job's first request then fails for want of pg_net.
+    await withProject({
+      "20260101000000_cron_only.sql": `create extension if not exists pg_cron with schema pg_catalog;
+        select net.http_get('http://127.0.0.1:9');`,
+    }, async (db, root) => {
+      await assert.rejects(() => migrate(db, root), /schema "net" does not exist/);
+    });
+    // What hosted does not offer is refused.
+    await withProject({ "20260101000000_postgis.sql": `create extension postgis;` }, async (db, root) => {
+      await assert.rejects(() => migrate(db, root), /extension "postgis" is not available/);
+    });
+  },
+});
+
+Deno.test({
+  ...opts,
+  name: "Supabase's statements enable pg_cron and pg_net: the schemas come into being as hosted makes them",
+  fn: () =>
+    withProject({
+      "20260101000000_enable.sql": `
+        create extension if not exists pg_cron with schema pg_catalog;
+        grant usage on schema cron to postgres;
+        create extension if not exists pg_net with schema extensions;`,
+      "20260102000000_schedule.sql":
+        `select cron.schedule('ping', '* * * * *', $$ select net.http_get('http://127.0.0.1:9') $$);`,
+      // Harmless again, as on a project that enabled them in the dashboard.
+      "20260103000000_again.sql":
+        `create extension if not exists pg_cron; create extension if not exists pg_net;`,
+    }, async (db, root) => {
+      const result = await migrate(db, root);
+      assert.equal(result.applied.length, 3);
+      const ext = await db.query(
+        `select e.extname, n.nspname as schema, pg_get_userbyid(e.extowner) as owner
+           from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+          where e.extname in ('pg_cron', 'pg_net') order by 1`,
+      );
+      assert.deepEqual(ext.rows, [
+        { extname: "pg_cron", schema: "pg_catalog", owner: "postgres" },
+        { extname: "pg_net", schema: "extensions", owner: "postgres" },
+      ]);
+      // The schemas and their tables belong to the superuser, as the extensions' scripts run
+      // elevated on hosted; the job belongs to postgres, who scheduled it.
+      const owners = await db.query(
+        `select (select pg_get_userbyid(nspowner) from pg_namespace where nspname = 'cron') as cron,
+                (select pg_get_userbyid(nspowner) from pg_namespace where nspname = 'net') as net,
+                (select pg_get_userbyid(relowner) from pg_class where oid = 'cron.job'::regclass) as job_table,
+                (select username from cron.job where jobname = 'ping') as job_user`,
+      );
+      assert.deepEqual(owners.rows, [{
+        cron: "supabase_admin",
+        net: "supabase_admin",
+        job_table: "supabase_admin",
+        job_user: "postgres",
+      }]);
+      // postgres may not put triggers on the run history (hosted revokes TRIGGER there).
+      const trigger = await db.query(
+        `select has_table_privilege('postgres', 'cron.job_run_details', 'TRIGGER') as t,
+                has_table_privilege('postgres', 'cron.job_run_details', 'SELECT') as s`,
+      );
+      assert.deepEqual(trigger.rows, [{ t: false, s: true }]);
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "postgres sets pgrst.* on authenticator as supautils allows on hosted; what supautils refuses stays refused",
+  fn: async () => {
+    await withProject({
+      "20260101000000_pgrst.sql": `
+        alter role authenticator set pgrst.db_schemas = 'public, storage, graphql_public';
+        alter role authenticator set pgrst.db_extra_search_path = 'public, extensions';
+        alter role "authenticator" in database postgres set pgrst.db_max_rows = '500';
+        alter role anon set statement_timeout = '3s';
+        alter role authenticated set pgrst.db_plan_enabled = 'true';
+        alter role authenticator in database postgres reset pgrst.db_max_rows;
+        notify pgrst, 'reload config';`,
+    }, async (db, root) => {
+      await migrate(db, root);
+      const settings = await db.query<{ role: string; config: string[] }>(
+        `select r.rolname as role, s.setconfig as config from pg_db_role_setting s
+           join pg_roles r on r.oid = s.setrole order by 1`,
+      );
+      assert.deepEqual(settings.rows, [
+        { role: "anon", config: ["statement_timeout=3s"] },
+        { role: "authenticated", config: ["pgrst.db_plan_enabled=true"] },
+        {
+          role: "authenticator",
+          config: [
+            "pgrst.db_schemas=public, storage, graphql_public",
+            "pgrst.db_extra_search_path=public, extensions",
+          ],
+        },
+      ]);
+    });
+    const refused: [string, RegExp][] = [
+      [
+        `alter role authenticator superuser;`,
+        /"authenticator" is a reserved role, only superusers can modify it/,
+      ],
+      [`alter role authenticator nologin;`, /"authenticator" is a reserved role/],
+      [`alter role anon rename to anon2;`, /"anon" is a reserved role/],
+      [`alter role supabase_admin set pgrst.db_schemas = 'public';`, /"supabase_admin" is a reserved role/],
+      // Not an allowed setting: Postgres decides, and postgres does not administer authenticator.
+      [`alter role authenticator set statement_timeout = '1s';`, /permission denied to alter role/],
+      [`alter role authenticator set session_preload_libraries = 'auto_explain';`, /permission denied/],
+      // postgres is no reserved role: supautils lets Postgres decide, which refuses a placeholder.
+      [
+        `alter role postgres set pgrst.db_schemas = 'public';`,
+        /permission denied to set parameter "pgrst\.db_schemas"/,
+      ],
+      [`alter role postgres superuser;`, /permission denied to alter role/],
+    ];
+    for (const [sql, message] of refused) {
+      await withProject({
+        "20260101000000_allowed.sql": `alter role authenticator set pgrst.db_schemas = 'public';`,
+        "20260102000000_refused.sql": sql,
+      }, async (db, root) => {
+        await assert.rejects(() => migrate(db, root), (err: unknown) => {
+          assert.ok(err instanceof MigrationError, sql);
+          assert.match(err.message, message, sql);
+          assert.match(err.message, /^20260102000000_refused\.sql: /, sql);
+          return true;
+        });
+        const attrs = await db.query(
+          `select rolname, rolsuper, rolcanlogin from pg_roles where rolname in ('authenticator', 'anon', 'postgres')
+            order by 1`,
+        );
+        assert.deepEqual(attrs.rows, [
+          { rolname: "anon", rolsuper: false, rolcanlogin: false },
+          { rolname: "authenticator", rolsuper: false, rolcanlogin: true },
+          { rolname: "postgres", rolsuper: false, rolcanlogin: true },
+        ], sql);
+      });
+    }
   },
 });
 

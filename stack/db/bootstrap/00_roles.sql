@@ -17,14 +17,17 @@ create role authenticated nologin noinherit;
 create role service_role nologin noinherit bypassrls;
 create role authenticator login noinherit;
 grant anon, authenticated, service_role to authenticator;
--- postgres may switch to the API roles (the dashboard's "run as role"), as on hosted.
-grant anon, authenticated, service_role to postgres;
+-- postgres may switch to the API roles (the dashboard's "run as role") and, on Postgres 16 and
+-- later (PGlite is 18), administer them, e.g. `alter role anon set statement_timeout`, as hosted
+-- grants it (supabase/postgres 20250605172253_grant_with_admin_to_postgres_16_and_above.sql).
+grant anon, authenticated, service_role to postgres with admin option;
 
 -- demote-postgres: postgres keeps everything it had on the database.
 do $$ begin execute format('grant all on database %I to postgres', current_database()); end $$;
 
--- The extensions schema and the extensions a fresh project has enabled. pg_graphql and
--- supabase_vault are not built for PGlite (vault is emulated in 30_cron_net_vault.sql);
+-- The extensions schema and the extensions a fresh project has enabled. pg_graphql (enabled on
+-- projects made before supabase/postgres 20260421000000_pg_graphql-off-by-default.sql) and
+-- supabase_vault are not built for PGlite (vault is emulated and enabled in 30_vault.sql);
 -- pg_stat_statements needs shared_preload_libraries, which PGlite cannot do. vector and pg_trgm
 -- are available (stack/db/database.ts loads them) but NOT enabled: a migration must enable them.
 create schema if not exists extensions;

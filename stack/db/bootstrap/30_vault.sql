@@ -1,0 +1,11 @@
+-- Supabase Vault, enabled as on every fresh hosted project (supabase/postgres
+-- migrations/db/migrations/20221207154255_create_vault.sql: `create extension if not exists
+-- supabase_vault`). The extension is the local emulation in stack/db/extensions/ (pgcrypto
+-- instead of libsodium); it grants postgres what that migration grants.
+--
+-- pg_cron and pg_net are NOT enabled here: a fresh hosted project does not have them, so a
+-- project's migrations enable them (`create extension if not exists pg_cron with schema
+-- pg_catalog;`, `create extension if not exists pg_net with schema extensions;`), and their
+-- local emulations (stack/db/extensions/pg_cron--1.6.sql, pg_net--0.19.sql) come into being
+-- then. A migration that uses cron or net without enabling them fails here as on hosted.
+create extension if not exists supabase_vault;
