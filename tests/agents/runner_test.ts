@@ -11,7 +11,7 @@
  * agent_run_logs inserts in order while an outsider's sees none of them.
  */
 import assert from "node:assert/strict";
-import { platformTest } from "../helpers/platform.ts";
+import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { call } from "../quotes/support.ts";
 import {
   agentTeam,
@@ -31,6 +31,9 @@ import {
   vaultSecrets,
   waitFor,
 } from "./support.ts";
+
+// This module drives background-agents-cron by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("background-agents-cron");
 
 platformTest("catalog: the agent types with input schemas, in step with the SQL check", async (p) => {
   const t = await agentTeam(p, "ag-cat", 0);

@@ -6,11 +6,14 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { platformTest } from "../helpers/platform.ts";
+import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { call } from "../quotes/support.ts";
 import { signatureHeader } from "@shared/webhook_signature.ts";
 import { waitFor } from "../cron/helpers.ts";
 import { flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
+
+// This module drives flow-scheduler-cron by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("flow-scheduler-cron");
 
 /** The project's Vault secrets the scheduler job and the event triggers read (once per module). */
 async function vaultSecrets(p: Platform) {

@@ -13,12 +13,15 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { platformTest } from "../helpers/platform.ts";
+import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
 import { gateway as scrapingGateway } from "../scraping/helpers.ts";
 import { call } from "../quotes/support.ts";
 import { connectAccount, post } from "../social/support.ts";
 import { ok } from "../ai/helpers.ts";
+
+// This module drives flow-scheduler-cron by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("flow-scheduler-cron");
 
 /** A conservative gateway limit for a request URL (nginx's default large header buffer is 8 kB). */
 const GATEWAY_URL_LIMIT = 8_000;

@@ -19,11 +19,25 @@ export {
 } from "../../fixtures/platform.ts";
 
 let current: Promise<Platform> | null = null;
+const pausedInModule: string[] = [];
 
 /** The module's platform, started on first use and stopped when the module's tests end. */
 export function getPlatform(): Promise<Platform> {
-  if (!current) current = startEphemeralPlatform();
+  if (!current) {
+    current = startEphemeralPlatform().then(async (p) => {
+      if (pausedInModule.length) await pauseCronJobs(p, ...pausedInModule);
+      return p;
+    });
+  }
   return current;
+}
+
+/**
+ * For a module whose tests drive a scheduled function by hand: its pg_cron jobs are paused as
+ * soon as the module's platform starts (see pauseCronJobs). Call at the module's top level.
+ */
+export function pauseCronJobsInModule(...names: string[]): void {
+  pausedInModule.push(...names);
 }
 
 export async function stopPlatform(): Promise<void> {
@@ -51,4 +65,17 @@ export function platformTest(name: string, fn: (p: Platform) => Promise<void>): 
     sanitizeResources: false,
     fn: async () => fn(await getPlatform()),
   });
+}
+
+/**
+ * Pauses pg_cron jobs by name (cron.alter_job(active := false)) for a test that drives their
+ * function by hand: the test platform runs the real per-minute jobs (Vault has its URL), and a
+ * real tick between a test's setup and its own call would claim the work the test asserts on.
+ */
+export async function pauseCronJobs(p: Platform, ...names: string[]): Promise<void> {
+  const r = await p.db.query<{ n: number }>(
+    `select count(cron.alter_job(jobid, active := false))::int as n from cron.job where jobname = any($1)`,
+    [names],
+  );
+  if (r.rows[0].n !== names.length) throw new Error(`cron jobs not found: ${names.join(", ")}`);
 }

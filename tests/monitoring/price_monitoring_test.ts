@@ -9,9 +9,12 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
+import { createUser, createWorkspace, pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { balance, createTeam, grant, type Team } from "../helpers/team.ts";
 import { waitFor } from "../cron/helpers.ts";
+
+// This module drives price-monitoring-scheduler by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("price-monitoring-scheduler");
 
 /** The competitor site: prices per path, changed by the tests. */
 const prices: Record<string, string> = { "/oak": "100.00", "/tile": "1.234,50 €" };

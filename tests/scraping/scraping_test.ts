@@ -5,7 +5,7 @@
  * flaky product inserts retried; the model's malformed answers; SSRF refusals; tenancy.
  */
 import assert from "node:assert/strict";
-import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
+import { createUser, createWorkspace, pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { activeRuns } from "@shared/scraping/sessions.ts";
 import { runSession } from "@shared/scraping/runner.ts";
 import { runnerDeps } from "@shared/scraping/pages.ts";
@@ -13,6 +13,9 @@ import { runWithEnv } from "@shared/env.ts";
 import { createClient } from "@supabase/supabase-js";
 import { grant } from "../helpers/team.ts";
 import { call, createSession, flakyProducts, gateway, type Json, q, siteFor } from "./helpers.ts";
+
+// This module drives scrape-session-manager-tick by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("scrape-session-manager-tick");
 
 const llmAnswer = (name: string, price: string) =>
   JSON.stringify({ materials: [{ name, price, currency: "EUR", description: "Solid oak plank" }] });

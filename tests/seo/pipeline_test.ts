@@ -5,7 +5,7 @@
  * half-written, credits refunded), restart handling by the sweeper, and who may read articles.
  */
 import assert from "node:assert/strict";
-import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
+import { createUser, createWorkspace, pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import {
   articleInput,
   balance,
@@ -22,6 +22,9 @@ import {
   standIns,
   tool,
 } from "./helpers.ts";
+
+// This module drives seo-pipeline-sweeper by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("seo-pipeline-sweeper");
 
 const STATUSES = ["researching", "planning", "writing", "analyzing", "completed"];
 

@@ -6,7 +6,7 @@
  * post exactly once. Outsiders and lower roles are refused.
  */
 import assert from "node:assert/strict";
-import { platformTest } from "../helpers/platform.ts";
+import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
 import { waitFor } from "../cron/helpers.ts";
 import {
@@ -20,6 +20,9 @@ import {
   socialSnapshot,
   startConnect,
 } from "./support.ts";
+
+// This module drives social-publish-cron by hand: the real per-minute tick must not claim its work.
+pauseCronJobsInModule("social-publish-cron");
 
 const PLATFORMS = [
   "instagram",
