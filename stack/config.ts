@@ -22,6 +22,8 @@ export const LOCAL_EMAIL_PLATFORM_FROM = "onboarding@resend.dev";
 export const LOCAL_EMAIL_PLATFORM_FROM_NAME = "Catalog Platform";
 
 export const DEFAULT_API_PORT = 54321;
+/** The Postgres port, as the CLI's [db] port. */
+export const DEFAULT_DB_PORT = 54322;
 export const DEFAULT_AI_BACKEND_PORT = 54330;
 export const DEFAULT_SANDBOX_PORT = 54340;
 
@@ -30,6 +32,11 @@ export interface PlatformConfig {
   hostname: string;
   /** 0 picks a free port (tests). */
   apiPort: number;
+  /**
+   * The Postgres port (stack/db/port.ts): 0 picks a free one, null serves none. Unset: none for
+   * an in-memory (test) platform, a free one when apiPort is 0, else DEFAULT_DB_PORT.
+   */
+  dbPort?: number | null;
   jwtSecret: string;
   anonKey: string;
   serviceRoleKey: string;

@@ -70,6 +70,11 @@ export interface Route {
 
 export class Gateway {
   readonly routes: Route[] = [];
+  /**
+   * Where one line per request goes (`deno task start` prints them); null (tests) logs nothing.
+   * See requestLine() for the format.
+   */
+  requestLog: ((line: string) => void) | null = null;
 
   constructor(private readonly keys: GatewayKeys) {}
 
@@ -79,12 +84,58 @@ export class Gateway {
     this.routes.sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
-  /** Deno.serve's handler: `info.remoteAddr` is the TCP peer the forwarding headers name. */
+  /**
+   * Deno.serve's handler: `info.remoteAddr` is the TCP peer the forwarding headers name. Every
+   * request has an id: the client's x-request-id, or a fresh UUID the gateway adds to the request
+   * (functions echo and record it) and to the response when the service set none.
+   */
   fetch = async (req: Request, info: { remoteAddr: Deno.Addr }): Promise<Response> => {
+    const t0 = performance.now();
     const url = new URL(req.url);
     const route = this.routes.find((r) =>
       url.pathname === r.prefix || url.pathname.startsWith(r.prefix + "/")
     );
+    const requestId = req.headers.get("x-request-id") || crypto.randomUUID();
+    let res: Response;
+    try {
+      res = await this.#serve(req, info, url, route, requestId);
+    } catch (err) {
+      // Deno.serve would answer a bare 500 and print the stack without saying which request.
+      const log = this.requestLog ?? ((line: string) => console.error(line));
+      log(`gateway: request ${requestId} failed: ${err instanceof Error ? err.stack ?? err.message : err}`);
+      res = new Response(JSON.stringify({ message: `Internal Server Error (request ${requestId})` }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    if (res.status !== 101 && !res.headers.has("x-request-id")) {
+      const headers = new Headers(res.headers);
+      headers.set("x-request-id", requestId);
+      res = new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    }
+    if (this.requestLog) {
+      const line = requestLine({
+        surface: surfaceOf(route?.prefix ?? null, url.pathname),
+        method: req.method,
+        path: url.pathname,
+        status: res.status,
+        ms: performance.now() - t0,
+        requestId,
+        caller: callerOf(mapAuthorization(req.headers, this.keys)),
+        error: res.status >= 500 ? await errorSummary(res) : null,
+      });
+      this.requestLog(line);
+    }
+    return res;
+  };
+
+  async #serve(
+    req: Request,
+    info: { remoteAddr: Deno.Addr },
+    url: URL,
+    route: Route | undefined,
+    requestId: string,
+  ): Promise<Response> {
     if (!route) {
       return new Response(JSON.stringify({ message: "no Route matched with those values" }), {
         status: 404,
@@ -106,6 +157,7 @@ export class Gateway {
       });
     }
     const headers = new Headers(req.headers);
+    headers.set("x-request-id", requestId);
     setForwardedHeaders(headers, peerAddress(info.remoteAddr));
     const auth = mapAuthorization(req.headers, this.keys);
     if (auth) headers.set("authorization", auth);
@@ -114,7 +166,71 @@ export class Gateway {
     const path = url.pathname.slice(route.prefix.length) || "/";
     const res = await route.service(forwarded, path);
     return route.cors ? withCors(res, origin) : res;
-  };
+  }
+}
+
+/** `auth`, `rest`, `pg` ... for a route prefix; `functions/<name>` for a function. */
+export function surfaceOf(prefix: string | null, pathname: string): string {
+  if (prefix === null) return "-";
+  if (prefix === "/functions/v1") return `functions/${pathname.split("/")[3] || "-"}`;
+  return prefix.replace(/^\//, "").replace(/\/v\d+$/, "");
+}
+
+/**
+ * Who called, from the Authorization the gateway forwards (apikey mapped): `anon`,
+ * `service_role`, `authenticated:<user id>`, `-` without a token. Read for the log only, not
+ * verified (the services verify it).
+ */
+export function callerOf(authorization: string | null): string {
+  const token = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (!token) return "-";
+  try {
+    const payload = token.split(".")[1];
+    const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
+    const role = typeof claims.role === "string" ? claims.role : "?";
+    return role === "authenticated" && typeof claims.sub === "string" ? `${role}:${claims.sub}` : role;
+  } catch (err) {
+    if (err instanceof SyntaxError || err instanceof TypeError || err instanceof DOMException) {
+      return "invalid-token";
+    }
+    throw err;
+  }
+}
+
+/** The message of a JSON error body (message, msg, error or code), for a 5xx's log line. */
+async function errorSummary(res: Response): Promise<string | null> {
+  if (!res.body || !(res.headers.get("content-type") ?? "").includes("json")) return null;
+  const text = await res.clone().text();
+  try {
+    const body = JSON.parse(text);
+    const m = body?.message ?? body?.msg ?? body?.error?.message ?? body?.error ?? body?.code;
+    return typeof m === "string" ? m.slice(0, 300) : text.slice(0, 300);
+  } catch (err) {
+    if (err instanceof SyntaxError) return text.slice(0, 300);
+    throw err;
+  }
+}
+
+export interface RequestLine {
+  surface: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  requestId: string;
+  caller: string;
+  error: string | null;
+}
+
+/**
+ * `2026-02-18T10:00:00.000Z functions/ai-gateway POST /functions/v1/ai-gateway 200 12ms
+ * req=<id> caller=authenticated:<uuid>`; a 5xx starts with `ERROR` and ends with the error's message.
+ */
+export function requestLine(r: RequestLine): string {
+  const line = `${new Date().toISOString()} ${r.surface} ${r.method} ${r.path} ${r.status} ${
+    Math.round(r.ms)
+  }ms req=${r.requestId} caller=${r.caller}`;
+  return r.status >= 500 ? `ERROR ${line}${r.error ? ` error="${r.error}"` : ""}` : line;
 }
 
 /**

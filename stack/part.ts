@@ -19,6 +19,8 @@ export interface Platform {
   gateway: Gateway;
   /** http://127.0.0.1:<port> */
   url: string;
+  /** postgresql://postgres:postgres@127.0.0.1:<port>/postgres, when the Postgres port is served. */
+  dbUrl?: string;
   migration: MigrateResult | null;
   /**
    * The environment every edge function (and the AI backend) sees: SUPABASE_URL and the keys,

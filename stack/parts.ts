@@ -12,6 +12,7 @@ import { restPart } from "./rest/part.ts";
 import { realtimePart } from "./realtime/part.ts";
 import { aiBackendPart } from "./ai-backend/part.ts";
 import { docsPart } from "./docs/part.ts";
+import { dbPortPart } from "./db/port.ts";
 
 export const PARTS: PlatformPart[] = [
   // First, so that parts started after it read the sandbox's provider base URLs and keys.
@@ -26,4 +27,7 @@ export const PARTS: PlatformPart[] = [
   aiBackendPart,
   // After the AI backend: its docs pages read the backend this platform started.
   docsPart,
+  // Last, so that it stops first: a client's open transaction is rolled back before the other
+  // parts stop (they may wait for the database).
+  dbPortPart,
 ];

@@ -59,6 +59,15 @@ export interface StartOptions extends Partial<PlatformConfig> {
   signingKeys?: unknown[];
   /** Where the platform's workers write their log lines (default: stderr). */
   log?: (line: string) => void;
+  /**
+   * The dotenv file functions read (default supabase/functions/.env), as `supabase functions serve
+   * --env-file`; tests give one to configure, e.g., webhook signing secrets.
+   */
+  envFile?: string;
+  /** One line per request to `log` (gateway.ts requestLine); off by default, so tests stay quiet. */
+  logRequests?: boolean;
+  /** Functions in Workers reloaded on save (functions/router.ts); `deno task start` only. */
+  hotReload?: boolean;
 }
 
 export async function startPlatform(opts: StartOptions = {}): Promise<Platform> {
@@ -108,6 +117,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   }, gateway.fetch);
   const url = `http://${config.hostname}:${server.addr.port}`;
   const log = opts.log ?? ((line: string) => console.error(line));
+  if (opts.logRequests) gateway.requestLog = log;
   // Scheduled calls (pg_cron -> call_edge_function -> pg_net) find this platform through Vault:
   // written at every start, so a new port (or a fresh database) keeps them working.
   if (!(await writeScheduledCallSecrets(db, url, config.serviceRoleKey))) {
@@ -117,7 +127,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   const fnEnv: Record<string, string> = {
     EMAIL_PLATFORM_FROM: LOCAL_EMAIL_PLATFORM_FROM,
     EMAIL_PLATFORM_FROM_NAME: LOCAL_EMAIL_PLATFORM_FROM_NAME,
-    ...(await readDotenv(`${config.rootDir}/supabase/functions/.env`)),
+    ...(await readDotenv(opts.envFile ?? `${config.rootDir}/supabase/functions/.env`)),
     SUPABASE_URL: url,
     SUPABASE_ANON_KEY: config.anonKey,
     SUPABASE_SERVICE_ROLE_KEY: config.serviceRoleKey,
@@ -147,16 +157,16 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     })),
   );
   gateway.mount("/pg", createPgMeta({ db, jwtSecret: config.jwtSecret }));
-  gateway.mount(
-    "/functions/v1",
-    await createFunctionsRouter({
-      rootDir: config.rootDir,
-      jwtSecret: config.jwtSecret,
-      env: fnEnv,
-      functions: project.functions,
-    }),
-    { cors: false },
-  );
+  const functionsRouter = await createFunctionsRouter({
+    rootDir: config.rootDir,
+    jwtSecret: config.jwtSecret,
+    env: fnEnv,
+    functions: project.functions,
+    hotReload: opts.hotReload,
+    log,
+  });
+  stops.push(() => functionsRouter.close());
+  gateway.mount("/functions/v1", functionsRouter, { cors: false });
 
   const platform: Platform = {
     config,
