@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createUser, platformTest } from "../helpers/platform.ts";
 import { runWithEnv } from "@shared/env.ts";
 import app from "../../supabase/functions/agent-chat/app.ts";
+import { HOW_TO_GET_CREDITS } from "@shared/credits/ledger.ts";
 import {
   ask,
   askIn,
@@ -106,6 +107,12 @@ platformTest("402 with too few credits: nothing runs, nothing is saved", async (
   const r = await chat(p, poor.accessToken, ask("hi"));
   assert.equal(r.status, 402);
   assert.equal(r.error.code, "insufficient_credits");
+  // The answer names the price, the balance and the next step (issue 36).
+  assert.deepEqual(r.error.details, { agent_id: "main", price: 1, balance: 0, cost_key: null });
+  assert.equal(
+    r.error.error,
+    `Insufficient credits for the main agent: the main agent costs 1 credit and your balance is 0. ${HOW_TO_GET_CREDITS}.`,
+  );
   assert.equal(model.captures.requests().length, 0);
   assert.deepEqual((await poor.client.from("agent_chat_conversations").select("id")).data, []);
   await grant(p, poor.id, 0.5);

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { COST_KEYS } from "../../packages/shared/credits/ledger.ts";
+import { COST_KEYS, HOW_TO_GET_CREDITS } from "../../packages/shared/credits/ledger.ts";
 import { createApp } from "../../packages/shared/http/app.ts";
 import { signedIn } from "../../packages/shared/auth/context.ts";
 import { applyBilling } from "../../services/ai-backend/billing.ts";
@@ -80,6 +80,18 @@ platformTest(
       });
       assert.equal(r.status, 402);
       assert.equal(r.body.code, "insufficient_credits");
+      // The answer names the price, the balance and the next step (issue 36).
+      assert.deepEqual(r.body.details, {
+        action: "kb_create_document",
+        price: 2,
+        balance: 1,
+        cost_key: "document_processing",
+      });
+      assert.equal(
+        r.body.error,
+        "Insufficient credits for kb_create_document: kb_create_document costs 2 credits and your " +
+          `balance is 1. ${HOW_TO_GET_CREDITS}.`,
+      );
       assert.deepEqual(s.calls, []);
     } finally {
       await s.stop();

@@ -8,6 +8,7 @@ import { debit, type DebitRequest, refund, runBilled, settle } from "@shared/cre
 
 type Answer = { data?: unknown; error?: { message: string; code?: string } | null; status?: number };
 
+/** rpc answers by function; `from("user_credits")` reads a balance of 0.5 (the 402's figure). */
 function fakeDb(answers: Record<string, Answer>) {
   const calls: Array<[string, Record<string, unknown>]> = [];
   const db = {
@@ -17,12 +18,27 @@ function fakeDb(answers: Record<string, Answer>) {
       if (!a) throw new Error(`unexpected rpc ${fn}`);
       return Promise.resolve({ data: a.data ?? null, error: a.error ?? null, status: a.status ?? 200 });
     },
+    from(table: string) {
+      assert.equal(table, "user_credits");
+      const query = {
+        select: () => query,
+        eq: (column: string, value: string) => {
+          assert.deepEqual([column, value], ["user_id", USER]);
+          return query;
+        },
+        maybeSingle: () => Promise.resolve({ data: { balance: "0.5000" }, error: null }),
+      };
+      return query;
+    },
   } as unknown as SupabaseClient;
   return { db, calls };
 }
 
 const USER = "11111111-2222-4333-8444-555555555555";
 const WS = "aaaaaaaa-2222-4333-8444-555555555555";
+const NEXT = "Buy credits with crm-billing-api POST /credits/purchase {package_id} (the packages: " +
+  "GET /rest/v1/credit_packages) or upgrade the subscription with crm-billing-api POST " +
+  "/subscriptions/create-checkout {plan_id}.";
 const DEBITED = { transaction_id: "tx-1", balance: "9.5", credits: "0.5", usage_log_id: "log-1" };
 
 const families: Array<{
@@ -48,8 +64,8 @@ const families: Array<{
       p_reference_id: null,
       p_metadata: {},
     },
-    message: "Insufficient credits for kb_search",
-    details: { action: "kb_search", cost_key: "rag_text_search" },
+    message: `Insufficient credits for kb_search: kb_search costs 2 credits and your balance is 0.5. ${NEXT}`,
+    details: { action: "kb_search", cost_key: "rag_text_search", price: 2, balance: 0.5 },
     failed: "Could not bill kb_search: boom",
     action: "kb_search",
   },
@@ -58,8 +74,9 @@ const families: Array<{
     request: { userId: USER, agentId: "demo", model: "m", workspaceId: WS, referenceId: "conv-1" },
     fn: "bill_agent_chat",
     args: { p_user_id: USER, p_agent_id: "demo", p_model: "m", p_workspace_id: WS, p_reference_id: "conv-1" },
-    message: "Insufficient credits: the demo agent costs credits per request",
-    details: { agent_id: "demo" },
+    message:
+      `Insufficient credits for the demo agent: the demo agent costs 2 credits and your balance is 0.5. ${NEXT}`,
+    details: { agent_id: "demo", cost_key: null, price: 2, balance: 0.5 },
     failed: "Could not bill the request: boom",
     action: "agent_chat",
   },
@@ -74,8 +91,9 @@ const families: Array<{
       p_reference_id: "world-1",
       p_metadata: {},
     },
-    message: "Insufficient credits for vr_world_render",
-    details: { action: "vr_world_render", credits: 0.5 },
+    message:
+      `Insufficient credits for vr_world_render: vr_world_render costs 2 credits and your balance is 0.5. ${NEXT}`,
+    details: { action: "vr_world_render", credits: 0.5, cost_key: null, price: 2, balance: 0.5 },
     failed: "Could not bill vr_world_render: boom",
     action: "vr_world_render",
   },
@@ -92,9 +110,12 @@ for (const f of families) {
     assert.equal(charge.action, f.action);
   });
 
-  Deno.test(`ledger (${f.name}): PT402 is insufficient_credits (402) with the caller's message`, async () => {
+  Deno.test(`ledger (${f.name}): PT402 is insufficient_credits (402) naming price, balance, next step`, async () => {
     for (
-      const answer of [{ error: { message: "x", code: "PT402" } }, { error: { message: "x" }, status: 402 }]
+      const answer of [
+        { error: { message: "insufficient credits: 2.0000 required", code: "PT402" } },
+        { error: { message: "insufficient credits: 2.0000 required" }, status: 402 },
+      ]
     ) {
       const { db } = fakeDb({ [f.fn]: answer });
       const err = await debit(db, f.request).catch((e) => e);

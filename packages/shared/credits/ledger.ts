@@ -20,6 +20,11 @@
  * Families: how a debit request is priced picks its SQL function pair (one insufficient-credits
  * mapping for all: PT402 -> DomainError insufficient_credits, with the family's message).
  *
+ * The 402 names the next step (issue 36): its message says what the action costs, the caller's
+ * balance and how to get credits (HOW_TO_GET_CREDITS), and its details are
+ * `{price, balance, cost_key, ...the family's own}`. The price is the one the SQL refused
+ * (debit_credits: "insufficient credits: <amount> required"), the balance is read right after.
+ *
  * | request         | priced by                                   | debit / close SQL functions |
  * | --------------- | ------------------------------------------- | --------------------------- |
  * | CostKeyDebit    | cost key x quantity (gateway_action_costs)  | bill_gateway_action /       |
@@ -57,6 +62,21 @@ export const COST_KEYS = [
   "default",
 ] as const;
 export type CostKey = (typeof COST_KEYS)[number];
+
+/**
+ * The credits each cost key is seeded with by those migrations: what the API docs quote. A
+ * platform admin may change a row (prices are read from the table at debit time); the test
+ * tests/foundation/gateway_openapi_test.ts checks a fresh database against this map.
+ */
+export const SEEDED_CREDITS: Readonly<Record<CostKey, number>> = {
+  rag_text_search: 0.5,
+  visual_search: 1,
+  image_analysis: 1,
+  clip_embedding: 0.25,
+  document_processing: 2,
+  scraping_llm: 1,
+  default: 1,
+};
 
 /** Priced by a cost key (gateway_action_costs) x quantity; writes an ai_usage_logs row. */
 export interface CostKeyDebit {
@@ -123,8 +143,8 @@ interface Family<R extends DebitRequest> {
   debitFunction: string;
   debitArgs(r: R): Record<string, unknown>;
   action(r: R): string;
-  /** The 402 the caller sees (message and details). */
-  insufficient(r: R): DomainError;
+  /** What the caller was short of: the action's name and details beyond price, balance, cost_key. */
+  insufficient(r: R): { what: string; costKey: CostKey | null; details: Record<string, unknown> };
   /** The message of any other debit failure (500 billing_failed). */
   failed(r: R, cause: string): string;
   /** Closes a charge: records usage when the SQL keeps it, refunds when `reason` is given. */
@@ -161,11 +181,7 @@ const costKeyFamily: Family<CostKeyDebit> = {
     p_metadata: r.metadata ?? {},
   }),
   action: (r) => r.action,
-  insufficient: (r) =>
-    DomainError.insufficientCredits(`Insufficient credits for ${r.action}`, {
-      action: r.action,
-      cost_key: r.costKey,
-    }),
+  insufficient: (r) => ({ what: r.action, costKey: r.costKey, details: { action: r.action } }),
   failed: (r, cause) => `Could not bill ${r.action}: ${cause}`,
   close: refundOnly("refund_gateway_action", "p_transaction_id"),
 };
@@ -181,13 +197,7 @@ const agentChatFamily: Family<AgentChatDebit> = {
     p_reference_id: r.referenceId,
   }),
   action: () => "agent_chat",
-  insufficient: (r) =>
-    DomainError.insufficientCredits(
-      `Insufficient credits: the ${r.agentId} agent costs credits per request`,
-      {
-        agent_id: r.agentId,
-      },
-    ),
+  insufficient: (r) => ({ what: `the ${r.agentId} agent`, costKey: null, details: { agent_id: r.agentId } }),
   failed: (_r, cause) => `Could not bill the request: ${cause}`,
   close: async (db, charge, usage, reason) => {
     const r = await db.rpc("settle_agent_chat", {
@@ -216,11 +226,11 @@ const amountFamily: Family<AmountDebit> = {
     p_metadata: r.metadata ?? {},
   }),
   action: (r) => r.action,
-  insufficient: (r) =>
-    DomainError.insufficientCredits(`Insufficient credits for ${r.action}`, {
-      action: r.action,
-      credits: Number(r.credits),
-    }),
+  insufficient: (r) => ({
+    what: r.action,
+    costKey: null,
+    details: { action: r.action, credits: Number(r.credits) },
+  }),
   failed: (r, cause) => `Could not bill ${r.action}: ${cause}`,
   close: refundOnly("refund_credits", "p_debit_id"),
 };
@@ -241,13 +251,51 @@ function familyOf(r: DebitRequest): ChargeFamily {
   return "amount";
 }
 
+/** Where a user gets credits: the next step every 402 names. */
+export const HOW_TO_GET_CREDITS = "Buy credits with crm-billing-api POST /credits/purchase {package_id} " +
+  "(the packages: GET /rest/v1/credit_packages) or upgrade the subscription with crm-billing-api " +
+  "POST /subscriptions/create-checkout {plan_id}";
+
+/** debit_credits refuses with "insufficient credits: <amount> required" (20260101000300_credits.sql). */
+const REQUIRED = /insufficient credits: ([0-9.]+) required/;
+
+/** The balance the debit was refused against (null, logged, when it cannot be read). */
+async function balanceOf(db: SupabaseClient, userId: string): Promise<number | null> {
+  const { data, error } = await db.from("user_credits").select("balance").eq("user_id", userId).maybeSingle();
+  if (error) console.error(`credits: reading the balance of ${userId} failed: ${error.message}`);
+  return error ? null : Number((data as { balance: number | string } | null)?.balance ?? 0);
+}
+
+/** The 402 of a refused debit: price, balance and the next step, in the message and the details. */
+async function insufficient(
+  db: SupabaseClient,
+  family: Family<DebitRequest>,
+  request: DebitRequest,
+  sqlMessage: string,
+): Promise<DomainError> {
+  const { what, costKey, details } = family.insufficient(request);
+  const required = REQUIRED.exec(sqlMessage);
+  const price = required ? Number(required[1]) : null;
+  const balance = await balanceOf(db, request.userId);
+  const figures = [
+    price === null ? null : `${what} costs ${price} credit${price === 1 ? "" : "s"}`,
+    balance === null ? null : `your balance is ${balance}`,
+  ].filter((f) => f !== null).join(" and ");
+  return DomainError.insufficientCredits(
+    `Insufficient credits for ${what}${figures ? `: ${figures}` : ""}. ${HOW_TO_GET_CREDITS}.`,
+    { ...details, price, balance, cost_key: costKey },
+  );
+}
+
 /** Debits the request's price; see the module doc for the errors. */
 export async function debit(db: SupabaseClient, request: DebitRequest): Promise<Charge> {
   const familyName = familyOf(request);
   const family = FAMILIES[familyName] as Family<DebitRequest>;
   const { data, error, status } = await db.rpc(family.debitFunction, family.debitArgs(request));
   if (error) {
-    if (error.code === "PT402" || status === 402) throw family.insufficient(request);
+    if (error.code === "PT402" || status === 402) {
+      throw await insufficient(db, family, request, error.message);
+    }
     throw new DomainError("internal", "billing_failed", family.failed(request, error.message));
   }
   const r = data as {

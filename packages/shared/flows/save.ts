@@ -9,6 +9,7 @@ import { DomainError } from "../errors.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { one } from "../supabase/postgrest.ts";
 import { validateGraph } from "./graph.ts";
+import { flowGraphSchema } from "./graph_doc.ts";
 import { nextSlot } from "./schedule.ts";
 import { newWebhookSecret } from "./signature.ts";
 
@@ -18,7 +19,8 @@ export const SaveFlowBody = z.strictObject({
   workspace_id: z.uuid().optional(),
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000).optional(),
-  graph: z.unknown(),
+  // Validated by validateGraph (errors name the node); the metadata shows it in the API docs.
+  graph: z.unknown().meta(flowGraphSchema()),
   enabled: z.boolean().default(true),
   rotate_webhook_secret: z.boolean().default(false),
 });

@@ -42,6 +42,8 @@ export interface ActionSpec {
   cost?: CostKey | ((payload: Payload) => CostKey);
   /** Units billed (e.g. images in a batch); 1 when absent. */
   quantity?: (payload: Payload) => number;
+  /** How a payload-dependent price or quantity is chosen, in words (the API docs quote it). */
+  billingNote?: string;
   /**
    * The member of the backend's answer that holds the one object the action is about
    * ({document: {...}, re_embedded}): the gateway answers that object as `data` (answer.ts).
@@ -53,7 +55,7 @@ const a = (
   group: ActionGroup,
   method: HttpMethod,
   path: string,
-  extra: Partial<Pick<ActionSpec, "access" | "cost" | "quantity" | "unwrap">> = {},
+  extra: Partial<Pick<ActionSpec, "access" | "cost" | "quantity" | "unwrap" | "billingNote">> = {},
 ): ActionSpec => ({ group, method, path, access: extra.access ?? "user", ...extra });
 
 const admin = { access: "platform_admin" as const };
@@ -107,7 +109,11 @@ export const GATEWAY_ACTIONS: Readonly<Record<string, ActionSpec>> = {
 
   // RAG
   rag_upload: a("rag", "POST", "/api/rag/documents/upload", { cost: "document_processing" }),
-  rag_search: a("rag", "POST", "/api/rag/search", { cost: ragSearchCost }),
+  rag_search: a("rag", "POST", "/api/rag/search", {
+    cost: ragSearchCost,
+    billingNote: "visual_search when strategy is visual, image or multi_vector or an image is given, " +
+      "else rag_text_search",
+  }),
   rag_query: a("rag", "POST", "/api/rag/query", { cost: "default" }),
   rag_chat: a("rag", "POST", "/api/rag/chat", { cost: "default" }),
   rag_search_mmr: a("rag", "POST", "/api/rag/search/mmr", { cost: "rag_text_search" }),
@@ -174,6 +180,7 @@ export const GATEWAY_ACTIONS: Readonly<Record<string, ActionSpec>> = {
   images_analyze_batch: a("images", "POST", "/api/images/analyze/batch", {
     cost: "image_analysis",
     quantity: imageCount,
+    billingNote: "per image (images or image_urls)",
   }),
   images_search: a("images", "POST", "/api/images/search", { cost: "visual_search" }),
   images_upload_analyze: a("images", "POST", "/api/images/upload-and-analyze", {

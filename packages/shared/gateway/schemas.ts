@@ -5,7 +5,11 @@
  */
 import { z } from "zod";
 
-/** Strict: a key besides action and payload is a 400 naming it (`unknown field "workspace_id"`). */
+/**
+ * Strict: a key besides action and payload is a 400 naming it (`unknown field "workspace_id"`).
+ * The payload's keys are checked per action (payloads.ts); the API docs show the body as one
+ * schema per action (openapi.ts).
+ */
 export const GatewayBody = z.strictObject({
   action: z.string().min(1).meta({ description: "An action of the gateway table, e.g. kb_search" }),
   payload: z.record(z.string(), z.unknown()).default({}),

@@ -19,13 +19,13 @@ const int = (min: number, max: number, def: number, name: string) =>
   )
     .max(max, `${name} must be at most ${max}`).default(def);
 
-export const AutocompleteRequest = z.object({
+export const AutocompleteRequest = z.strictObject({
   query: text(200),
   workspace_id: workspace.optional(),
   limit: int(1, 25, 10, "limit"),
 });
 
-export const TextRequest = z.object({ query: text(500), workspace_id: workspace.optional() });
+export const TextRequest = z.strictObject({ query: text(500), workspace_id: workspace.optional() });
 
 export const TrendingQuery = z.object({
   workspace_id: workspace.optional(),
@@ -39,7 +39,7 @@ export const RecommendationsQuery = z.object({
 });
 
 /** Records one search (with `query`; then workspace_id is required) and answers the analytics. */
-export const AnalyticsRequest = z.object({
+export const AnalyticsRequest = z.strictObject({
   workspace_id: workspace.optional(),
   query: text(500).optional(),
   results_count: z.number().int().min(0).optional(),
@@ -59,7 +59,7 @@ export const SUGGESTION_TYPES = [
   "recommendation",
 ] as const;
 
-export const ClickRequest = z.object({
+export const ClickRequest = z.strictObject({
   workspace_id: workspace,
   query: text(500),
   suggestion: text(500, "suggestion"),

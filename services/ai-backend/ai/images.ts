@@ -31,7 +31,7 @@ import type { ModelRun } from "./models.ts";
 export const IMAGE_FETCH_TIMEOUT_MS = 15_000;
 
 /** An image named by URL or given inline (exactly one). */
-export const imageSource = z.object({
+export const imageSource = z.strictObject({
   image_url: z.string().trim().min(1).max(2048).optional().meta({
     description: "http(s) URL of a PNG, JPEG, GIF or WebP image on the public internet",
   }),

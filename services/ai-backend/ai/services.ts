@@ -308,7 +308,7 @@ export async function groupByProduct(
 
 // ---- Product validation ------------------------------------------------------------------------
 
-export const productInput = z.object({
+export const productInput = z.strictObject({
   name: z.string().trim().min(1).max(500),
   description: z.string().max(20_000).nullish(),
   sku: z.string().max(200).nullish(),

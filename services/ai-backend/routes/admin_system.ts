@@ -39,6 +39,7 @@ import {
 } from "@shared/auth/context.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { validate } from "@shared/http/validate.ts";
 import { type Ctx, router } from "../env.ts";
 import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
 import { pipelineLlm } from "../pipeline/llm.ts";
@@ -68,6 +69,7 @@ const cleanupSchema = z.object({
 }).strict();
 
 const workspaceBody = z.object({ workspace_id: z.uuid() }).strict();
+const ocrBody = z.strictObject({ model: z.string().trim().min(1).max(200).optional() });
 
 export function adminSystemRoutes() {
   const app = router();
@@ -244,7 +246,7 @@ export function adminSystemRoutes() {
         params: idParam("image_id"),
         body: {
           content: {
-            "application/json": { schema: z.object({ model: z.string().min(1).max(200).optional() }) },
+            "application/json": { schema: ocrBody },
           },
           required: false,
         },
@@ -267,11 +269,7 @@ export function adminSystemRoutes() {
         } catch {
           throw HttpError.badRequest("The body must be valid JSON");
         }
-        const parsed = z.object({ model: z.string().trim().min(1).max(200).optional() }).strict().safeParse(
-          body,
-        );
-        if (!parsed.success) throw HttpError.badRequest(`model: ${parsed.error.issues[0]?.message}`);
-        model = parsed.data.model ?? model;
+        model = validate(ocrBody, body).model ?? model;
       }
       const s = secrets(c);
       const service = serviceDb(c);

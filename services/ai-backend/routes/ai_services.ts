@@ -65,15 +65,15 @@ const exactlyOne = (a: string, b: string) => (v: Record<string, unknown>, ctx: z
   }
 };
 
-const classifyBody = z.object({
+const classifyBody = z.strictObject({
   content: z.string().trim().min(1).max(500_000).optional(),
   document_id: z.uuid().optional(),
   workspace_id: workspaceId,
   ai_config: aiConfig,
 }).superRefine(exactlyOne("content", "document_id")).meta({ id: "ClassifyDocumentRequest" });
 
-const batchBody = z.object({
-  documents: z.array(z.object({
+const batchBody = z.strictObject({
+  documents: z.array(z.strictObject({
     id: z.string().trim().min(1).max(200).optional(),
     content: z.string().trim().min(1).max(500_000),
   })).min(1).max(20),
@@ -81,11 +81,11 @@ const batchBody = z.object({
   ai_config: aiConfig,
 }).meta({ id: "ClassifyBatchRequest" });
 
-const pageSchema = z.object({
+const pageSchema = z.strictObject({
   page_number: z.number().int().min(1).max(100_000),
   text: z.string().max(200_000),
 });
-const boundariesBody = z.object({
+const boundariesBody = z.strictObject({
   pages: z.array(pageSchema).min(1).max(2000)
     .refine((p) => new Set(p.map((x) => x.page_number)).size === p.length, "page numbers must not repeat")
     .optional(),
@@ -94,14 +94,14 @@ const boundariesBody = z.object({
   ai_config: aiConfig,
 }).superRefine(exactlyOne("pages", "pdf_base64")).meta({ id: "DetectBoundariesRequest" });
 
-const groupBody = z.object({
-  items: z.array(z.object({
+const groupBody = z.strictObject({
+  items: z.array(z.strictObject({
     id: z.string().trim().min(1).max(200),
     page_number: z.number().int().min(1).optional(),
     text: z.string().max(20_000).optional(),
   })).min(1).max(1000),
   products: z.array(
-    z.object({
+    z.strictObject({
       name: z.string().trim().min(1).max(300),
       page_start: z.number().int().min(1),
       page_end: z.number().int().min(1),
@@ -111,14 +111,14 @@ const groupBody = z.object({
   ai_config: aiConfig,
 }).meta({ id: "GroupByProductRequest" });
 
-const validateBody = z.object({
+const validateBody = z.strictObject({
   product: productInput.optional(),
   product_id: z.uuid().optional(),
   workspace_id: workspaceId,
   ai_config: aiConfig,
 }).superRefine(exactlyOne("product", "product_id")).meta({ id: "ValidateProductRequest" });
 
-const consensusBody = z.object({
+const consensusBody = z.strictObject({
   task_type: taskTypeSchema,
   content: z.string().trim().min(1).max(100_000),
   question: z.string().trim().min(1).max(2000).optional(),
@@ -133,7 +133,7 @@ const processBody = pipelineOptionsSchema.partial().extend({
   filename: z.string().trim().min(1).max(255).default("document.pdf"),
   mode: z.enum(["classify", "full"]).default("classify"),
   workspace_id: workspaceId,
-}).meta({ id: "ProcessPdfEnhancedRequest" });
+}).strict().meta({ id: "ProcessPdfEnhancedRequest" });
 
 const statsQuery = z.object({
   workspace_id: z.uuid().optional(),

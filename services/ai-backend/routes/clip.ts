@@ -58,7 +58,7 @@ const workspaceId = z.uuid().optional().meta({
 
 const imageBody = imageSource.extend({ workspace_id: workspaceId })
   .superRefine((v, ctx) => oneImage(v, ctx)).meta({ id: "ClipImageRequest" });
-const textBody = z.object({
+const textBody = z.strictObject({
   text: z.string().trim().min(1).max(8000),
   workspace_id: workspaceId,
 }).meta({ id: "ClipTextRequest" });

@@ -93,7 +93,7 @@ const analyzeBody = imageSource.extend({
 })
   .superRefine((v, ctx) => oneImage(v, ctx)).meta({ id: "ImageAnalyzeRequest" });
 
-const batchBody = z.object({
+const batchBody = z.strictObject({
   images: z.array(imageSource.superRefine((v, ctx) => oneImage(v, ctx))).min(1).max(MAX_BATCH).optional(),
   image_urls: z.array(z.string().trim().min(1).max(2048)).min(1).max(MAX_BATCH).optional(),
   workspace_id: workspaceId,
@@ -116,14 +116,25 @@ const searchBody = imageSource.extend({
   document_ids: z.array(z.uuid()).min(1).max(100).optional(),
 }).superRefine((v, ctx) => oneImage(v, ctx)).meta({ id: "ImageSearchRequest" });
 
-const uploadJson = z.object({
+const uploadJson = z.strictObject({
   image_base64: z.string().min(1),
   filename: z.string().trim().min(1).max(255).optional(),
   workspace_id: workspaceId,
   context,
 }).meta({ id: "ImageUploadRequest" });
 
-const reclassifyBody = z.object({ ai_config: aiConfigInput.optional() }).meta({
+/** The multipart upload, as an OpenAPI schema object (parsed by uploadInput, not by zod). */
+const uploadForm = {
+  type: "object" as const,
+  required: ["file"],
+  properties: {
+    file: { type: "string" as const, format: "binary", description: "PNG, JPEG, GIF or WebP, up to 10 MiB" },
+    workspace_id: { type: "string" as const, format: "uuid" },
+    context: { type: "string" as const, maxLength: 2000 },
+  },
+};
+
+const reclassifyBody = z.strictObject({ ai_config: aiConfigInput.optional() }).meta({
   id: "ImageReclassifyRequest",
 });
 
@@ -279,11 +290,20 @@ export function imageRoutes() {
       path: "/api/images/upload-and-analyze",
       tags,
       summary: "Upload an image (multipart `file`, or JSON image_base64), analyse it and keep both",
-      // Parsed by the handler (uploadInput): declaring both bodies would make the validator
-      // parse a JSON request as a form. Shapes: multipart {file, workspace_id?, context?} or JSON
-      // ImageUploadRequest.
+      // Parsed by the handler (uploadInput). The JSON body (ImageUploadRequest) is validated when
+      // it is the one sent; the form is described as a plain schema, so no validator parses a
+      // JSON request as a form (or refuses a form as unsupported).
       description: "Body: multipart/form-data with `file` (PNG, JPEG, GIF or WebP, up to 10 MiB), optional " +
         "`workspace_id` and `context`; or JSON {image_base64, filename?, workspace_id?, context?}.",
+      request: {
+        body: {
+          content: {
+            "application/json": { schema: uploadJson },
+            "multipart/form-data": { schema: uploadForm },
+          },
+          required: false,
+        },
+      },
       responses: {
         ...okJson("{image: {id, storage_path, signed_url, ...}, analysis, model}"),
         ...errorResponses,

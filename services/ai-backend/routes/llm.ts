@@ -45,7 +45,7 @@ const imageVerdict = z.object({
   reasoning: z.string().trim().min(1).max(4000),
 });
 
-const enrichBody = z.object({
+const enrichBody = z.strictObject({
   product: productInput.optional(),
   product_id: z.uuid().optional(),
   workspace_id: workspaceId,
@@ -68,7 +68,7 @@ const enrichment = z.object({
   seo_description: z.string().trim().min(1).max(500),
 }).meta({ id: "ProductEnrichment" });
 
-const testBody = z.object({
+const testBody = z.strictObject({
   prompt: z.string().trim().min(1).max(10_000).default("Reply with the single word OK."),
   model: z.string().trim().min(1).max(100).optional(),
   max_tokens: z.number().int().min(1).max(4096).default(256),

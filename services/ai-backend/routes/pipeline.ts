@@ -50,7 +50,7 @@ const uploadBody = pipelineOptionsSchema.partial().extend({
   pdf_base64: z.string().min(1),
   filename: z.string().trim().min(1).max(255).default("document.pdf"),
   workspace_id: z.uuid().optional(),
-});
+}).strict();
 
 /** The job as the caller may see it (RLS), or 404. */
 async function visibleJob(c: Ctx, jobId: string): Promise<JobRow> {

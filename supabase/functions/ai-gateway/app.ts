@@ -8,8 +8,12 @@
  * - The action map (packages/shared/gateway/actions.ts) gives method and path; path parameters
  *   come from the payload by name, URL-encoded; for GET the rest is the query, else the body.
  * - The body is strictly {action, payload}: another top-level key is a 400 naming it
- *   (`unknown field "workspace_id"`: the workspace goes in the payload). Payload keys are the
- *   backend route's to judge (the KB actions' schemas are strict too).
+ *   (`unknown field "workspace_id"`: the workspace goes in the payload). So is a payload key the
+ *   action does not take (`Invalid payload of kb_search: unknown field "topK"`), before the
+ *   backend is called, so nothing is charged: each action's payload schema is derived from its
+ *   backend route (@shared/gateway/payloads.ts). Values are the backend route's to judge.
+ * - The OpenAPI document shows the body as one schema per action (oneOf by `action`), each
+ *   with its payload, backend route and price (@shared/gateway/openapi.ts).
  * - Billing is the AI backend's, the one billing point (services/ai-backend/billing.ts): the
  *   gateway forwards the caller's JWT and its request id and passes the backend's billing
  *   through (x-credits-* headers, 402 with no work done, `billing` in a refunded error body).
@@ -25,7 +29,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { HttpError } from "@shared/http/errors.ts";
-import { parseJson } from "@shared/http/validate.ts";
+import { parseJson, validationError } from "@shared/http/validate.ts";
 import { requireAuthenticated, requirePlatformRole } from "@shared/auth/context.ts";
 import {
   buildBackendRequest,
@@ -34,6 +38,8 @@ import {
   PayloadError,
   UPLOAD_ASYNC,
 } from "@shared/gateway/mod.ts";
+import { unknownPayloadKeys } from "@shared/gateway/payloads.ts";
+import { actionBodySchema, actionComponent, gatewayBodySchema } from "@shared/gateway/openapi.ts";
 import {
   gatewayAnswer as answers,
   GatewayBody,
@@ -49,6 +55,10 @@ const tags = ["AI gateway"];
 
 const billingNote = "Billable actions carry x-credits-charged, x-credits-balance (and x-credits-refunded)";
 
+for (const action of Object.keys(GATEWAY_ACTIONS)) {
+  app.openAPIRegistry.registerComponent("schemas", actionComponent(action), actionBodySchema(action));
+}
+
 app.openapi(
   createRoute({
     method: "post",
@@ -59,7 +69,7 @@ app.openapi(
       body: {
         required: false, // each content type is validated only when it is the one sent
         content: {
-          "application/json": { schema: GatewayBody },
+          "application/json": { schema: gatewayBodySchema() }, // validated by the handler (GatewayBody)
           "multipart/form-data": { schema: UploadForm },
         },
       },
@@ -68,7 +78,11 @@ app.openapi(
       ...answers(200, `{success: true, data}: the backend's answer. ${billingNote}`),
       ...answers(202, "The upload is stored and its job is pending: data {job_id, status, message}"),
       ...gatewayErrorResponses,
-      ...answers(402, "Insufficient credits (code insufficient_credits): nothing was done or charged"),
+      ...answers(
+        402,
+        "Insufficient credits (code insufficient_credits, details {action, price, balance, cost_key}; the " +
+          "message says how to get credits): nothing was done or charged",
+      ),
       415: { description: "Neither application/json nor multipart/form-data: {success: false, error, code}" },
       ...answers(502, "The AI backend is unreachable (nothing charged) or broke its contract"),
     },
@@ -86,7 +100,6 @@ app.openapi(
         }),
       );
     }
-    // Validated by the route when it is JSON (the parsed body is cached); a bodiless request too.
     const { action, payload } = await parseJson(c, GatewayBody);
     const spec = GATEWAY_ACTIONS[action];
     if (!spec) {
@@ -95,6 +108,12 @@ app.openapi(
       });
     }
     if (spec.access === "platform_admin") await requirePlatformRole(c, ["admin"]);
+    const unknown = unknownPayloadKeys(action, payload);
+    if (unknown.length > 0) {
+      throw validationError(`payload of ${action}`, [
+        { code: "unrecognized_keys", keys: unknown, path: [], message: "Unrecognized keys", input: payload },
+      ]);
+    }
     let request;
     try {
       request = buildBackendRequest(spec, payload);

@@ -29,6 +29,7 @@ import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/op
 import { runInBackground } from "@shared/http/background.ts";
 import { caller, db, requireUser, requireWorkspaceRole, serviceDb, userOnly } from "@shared/auth/context.ts";
 import { DomainError } from "@shared/errors.ts";
+import { HOW_TO_GET_CREDITS } from "@shared/credits/ledger.ts";
 import {
   articleView,
   createArticle,
@@ -96,11 +97,13 @@ app.openapi(
     const need = pipelineBaseCost(req.skip_research);
     const { data: credits } = await db(c).from("user_credits").select("balance").eq("user_id", who.userId)
       .maybeSingle();
-    if (Number(credits?.balance ?? 0) < need) {
-      throw HttpError.paymentRequired(`Insufficient credits: the SEO pipeline needs ${need} credits`, {
-        required: need,
-        balance: Number(credits?.balance ?? 0),
-      });
+    const balance = Number(credits?.balance ?? 0);
+    if (balance < need) {
+      throw HttpError.paymentRequired(
+        `Insufficient credits for the SEO pipeline: it costs ${need} credits and your balance is ${balance}. ` +
+          `${HOW_TO_GET_CREDITS}.`,
+        { required: need, price: need, balance, cost_key: null },
+      );
     }
     const workerId = `request:${c.get("requestId")}`;
     const row = await createArticle(serviceDb(c), who.userId, req.workspace_id ?? null, req, workerId);
