@@ -34,6 +34,18 @@ export interface ProviderDefinition {
    * `platformUrl`, and returns more variables for code (e.g. the webhook signing secret).
    */
   connect?(standIn: StandIn, platformUrl: string): Record<string, string>;
+  /**
+   * The secret code verifies the stand-in's callbacks with (webhook signing secret, Twilio's auth
+   * token): configured (the process environment outside tests, supabase/functions/.env) or made up,
+   * kept in the data folder and shown in the status block as `label`. The sandbox sets it on the
+   * stand-in before connect() runs and gives it to code in `env`.
+   */
+  secret?: {
+    env: string;
+    label: string;
+    get(standIn: StandIn): string;
+    set(standIn: StandIn, value: string): void;
+  };
   create(): StandIn;
 }
 
@@ -80,6 +92,12 @@ export const PROVIDERS: ProviderDefinition[] = [
       stripe.webhookUrl = `${platformUrl}/functions/v1/payments-webhook`;
       return { STRIPE_WEBHOOK_SECRET: stripe.webhookSecret };
     },
+    secret: {
+      env: "STRIPE_WEBHOOK_SECRET",
+      label: "Stripe webhook secret",
+      get: (s) => (s as StripeStandIn).webhookSecret,
+      set: (s, v) => (s as StripeStandIn).webhookSecret = v,
+    },
     create: () => new StripeStandIn(PLATFORM_DASHBOARD_PRICES),
   },
   {
@@ -94,6 +112,12 @@ export const PROVIDERS: ProviderDefinition[] = [
       resend.webhookUrl = `${platformUrl}/functions/v1/email-webhooks`;
       return { RESEND_WEBHOOK_SECRET: resend.webhookSecret };
     },
+    secret: {
+      env: "RESEND_WEBHOOK_SECRET",
+      label: "Resend webhook secret",
+      get: (s) => (s as ResendStandIn).webhookSecret,
+      set: (s, v) => (s as ResendStandIn).webhookSecret = v,
+    },
     create: () => new ResendStandIn(),
   },
   {
@@ -106,7 +130,14 @@ export const PROVIDERS: ProviderDefinition[] = [
     connect: (standIn, platformUrl) => {
       const tw = standIn as TwilioStandIn;
       tw.incomingUrl = `${platformUrl}/functions/v1/messaging-webhook?type=incoming`;
-      return { TWILIO_ACCOUNT_SID: tw.accountSid };
+      return { TWILIO_ACCOUNT_SID: tw.accountSid, TWILIO_AUTH_TOKEN: tw.authToken };
+    },
+    // Not made up: the well-known TWILIO_SANDBOX_TOKEN unless .env configures one.
+    secret: {
+      env: "TWILIO_AUTH_TOKEN",
+      label: "Twilio auth token",
+      get: (s) => (s as TwilioStandIn).authToken,
+      set: (s, v) => (s as TwilioStandIn).authToken = v,
     },
     create: () => new TwilioStandIn(),
   },
@@ -140,6 +171,12 @@ export const PROVIDERS: ProviderDefinition[] = [
       const late = standIn as LateStandIn;
       late.webhookUrl = `${platformUrl}/functions/v1/social-webhook-handler`;
       return { LATE_WEBHOOK_SECRET: late.webhookSecret };
+    },
+    secret: {
+      env: "LATE_WEBHOOK_SECRET",
+      label: "Late webhook secret",
+      get: (s) => (s as LateStandIn).webhookSecret,
+      set: (s, v) => (s as LateStandIn).webhookSecret = v,
     },
     create: () => new LateStandIn(),
   },

@@ -2,11 +2,13 @@
  * The provider sandbox: one HTTP server on 127.0.0.1 carrying every stand-in under its name
  * (/anthropic/v1/messages ...), or on a port of its own for those that need one, plus an inbox
  * page listing what each stand-in received and sent, newest first (GET /), its JSON
- * (GET /_captures) and a clear button (POST /_clear). Tests reach it as `platform.sandbox` to
+ * (GET /_captures), a clear button (POST /_clear) and the landing pages redirects reach when no
+ * SITE_URL is configured (GET /_site/..., landing.ts). Tests reach it as `platform.sandbox` to
  * script the stand-ins and read their captures.
  */
 import type { Captured } from "./capture.ts";
 import { renderInbox } from "./inbox.ts";
+import { renderLanding, SITE_PREFIX } from "./landing.ts";
 import { type ProviderDefinition, PROVIDERS, type StandInEntry, type StandIns } from "./registry.ts";
 import type { StandIn } from "./standin.ts";
 
@@ -56,6 +58,11 @@ export class Sandbox {
     return sandbox;
   }
 
+  /** The web app's stand-in: what SITE_URL is when none is configured. */
+  get siteUrl(): string {
+    return `${this.url}${SITE_PREFIX}`;
+  }
+
   get<K extends keyof StandIns>(name: K): StandIns[K];
   get(name: string): StandIn;
   get(name: string): StandIn {
@@ -101,6 +108,10 @@ export class Sandbox {
       return new Response(page, {
         headers: { "content-type": "text/html; charset=utf-8" },
       });
+    }
+    if ((path === SITE_PREFIX || path.startsWith(`${SITE_PREFIX}/`)) && req.method === "GET") {
+      const page = renderLanding(path.slice(SITE_PREFIX.length) || "/", url.searchParams, this.entries());
+      return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
     }
     if (path === "/_captures" && req.method === "GET") {
       return Response.json(this.captures(url.searchParams.get("provider") ?? undefined));

@@ -8,44 +8,57 @@ import { Resend } from "resend";
 import { platformTest } from "../helpers/platform.ts";
 import { resendOf, send, team } from "./support.ts";
 
-platformTest("the SDK sends, reads back, replays an idempotency key and registers domains", async (p) => {
-  const stand = resendOf(p);
-  stand.reset();
-  const client = new Resend("re_test_key", { baseUrl: stand.baseUrl });
-  const sent = await client.emails.send({
-    from: "Shop <shop@example.com>",
-    to: "ana@example.org",
-    subject: "Hi",
-    html: "<b>Hi</b>",
-  }, { idempotencyKey: "k-1" });
-  assert.equal(sent.error, null);
-  const again = await client.emails.send({
-    from: "shop@example.com",
-    to: "ana@example.org",
-    subject: "Hi",
-    html: "<b>Hi</b>",
-  }, { idempotencyKey: "k-1" });
-  assert.equal(again.data?.id, sent.data?.id);
-  assert.equal(stand.emails.size, 1);
-  const got = await client.emails.get(sent.data!.id);
-  assert.equal(got.data?.subject, "Hi");
-  assert.deepEqual(got.data?.to, ["ana@example.org"]);
+platformTest(
+  "the SDK sends, reads back, replays an idempotency key (409 with another body) and registers domains",
+  async (p) => {
+    const stand = resendOf(p);
+    stand.reset();
+    const client = new Resend("re_test_key", { baseUrl: stand.baseUrl });
+    const sent = await client.emails.send({
+      from: "Shop <shop@example.com>",
+      to: "ana@example.org",
+      subject: "Hi",
+      html: "<b>Hi</b>",
+    }, { idempotencyKey: "k-1" });
+    assert.equal(sent.error, null);
+    const again = await client.emails.send({
+      from: "Shop <shop@example.com>",
+      to: "ana@example.org",
+      subject: "Hi",
+      html: "<b>Hi</b>",
+    }, { idempotencyKey: "k-1" });
+    assert.equal(again.data?.id, sent.data?.id);
+    // The same key with another body is refused, as Resend does (409 invalid_idempotent_request).
+    const other = await client.emails.send({
+      from: "shop@example.com",
+      to: "ana@example.org",
+      subject: "Hi",
+      html: "<b>Hi</b>",
+    }, { idempotencyKey: "k-1" });
+    assert.equal(other.data, null);
+    assert.equal(other.error?.statusCode, 409);
+    assert.equal(other.error?.name, "invalid_idempotent_request");
+    assert.equal(stand.emails.size, 1);
+    const got = await client.emails.get(sent.data!.id);
+    assert.equal(got.data?.subject, "Hi");
+    assert.deepEqual(got.data?.to, ["ana@example.org"]);
 
-  const bad = await client.emails.send({ from: "nobody", to: "ana@example.org", subject: "x", text: "x" });
-  assert.equal(bad.data, null);
-  assert.equal(bad.error?.name, "validation_error");
-  const noKey = await fetch(`${stand.baseUrl}/emails`, { method: "POST", body: "{}" });
-  assert.equal(noKey.status, 401);
-  assert.equal((await noKey.json()).name, "missing_api_key");
+    const bad = await client.emails.send({ from: "nobody", to: "ana@example.org", subject: "x", text: "x" });
+    assert.equal(bad.data, null);
+    assert.equal(bad.error?.name, "validation_error");
+    const noKey = await fetch(`${stand.baseUrl}/emails`, { method: "POST", body: "{}" });
+    assert.equal(noKey.status, 401);
+    assert.equal((await noKey.json()).name, "missing_api_key");
 
-  const d = await client.domains.create({ name: "news.example.com" });
-  assert.equal(d.data?.status, "not_started");
-  assert.ok(d.data?.records.some((r) => r.record === "DKIM"));
-  const dup = await client.domains.create({ name: "news.example.com" });
-  assert.equal(dup.error?.statusCode, 403);
-  await client.domains.verify(d.data!.id);
-  assert.equal((await client.domains.get(d.data!.id)).data?.status, "verified");
-});
+    const d = await client.domains.create({ name: "news.example.com" });
+    assert.equal(d.data?.status, "not_started");
+    assert.ok(d.data?.records.some((r) => r.record === "DKIM"));
+    const dup = await client.domains.create({ name: "news.example.com" });
+    assert.equal(dup.error?.statusCode, 403);
+    await client.domains.verify(d.data!.id);
+    assert.equal((await client.domains.get(d.data!.id)).data?.status, "verified");
+  },
+);
 
 platformTest(
   "the sandbox page lists captured mail and opens one: HTML in a sandboxed srcdoc iframe, and text",

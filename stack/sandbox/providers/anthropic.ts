@@ -2,7 +2,10 @@
  * Stand-in for Anthropic's Messages API (providers.md §4): POST /v1/messages, plain and streamed
  * (SSE with event lines), POST /v1/messages/count_tokens, Anthropic's error JSON. It accepts the
  * key as x-api-key (SDK 0.x, curl) or Authorization: Bearer (SDK 1.x) and any anthropic-version,
- * refusing temperature/top_p/top_k from version 2026-10-21 on as the real API does.
+ * refusing temperature/top_p/top_k from version 2026-10-21 on as the real API does. Like the real
+ * API it answers 404 not_found_error "model: <name>" for a model it does not know: it knows the
+ * public Claude model ids (CLAUDE_MODELS, the SDK's Model list) and what acceptModel() adds (the
+ * sandbox adds the claude-* ids the function environment configures in *_MODEL* variables).
  *
  * Tests script the replies: `reply("text")`, `reply({ toolUse: [{ name, input }] })`, one
  * per request in order; scripted replies always come first. With nothing scripted:
@@ -48,6 +51,36 @@ const ERROR_TYPES: Record<number, string> = {
   500: "api_error",
   529: "overloaded_error",
 };
+
+/**
+ * The public Claude model ids the API serves (the Model union of @anthropic-ai/sdk 1.12.0, which
+ * includes every id the platform's config uses: claude-sonnet-4-6, claude-haiku-4-5,
+ * claude-opus-4-6).
+ */
+export const CLAUDE_MODELS: readonly string[] = [
+  "claude-fable-5-2",
+  "claude-mythos-5-2",
+  "claude-haiku-5-5",
+  "claude-sonnet-5-5",
+  "claude-fable-5-1",
+  "claude-opus-5-5",
+  "claude-mythos-5-1",
+  "claude-sonnet-5",
+  "claude-fable-5",
+  "claude-mythos-5",
+  "claude-opus-5",
+  "claude-opus-4-8",
+  "claude-opus-4-7",
+  "claude-mythos-preview",
+  "claude-opus-4-6",
+  "claude-sonnet-4-6",
+  "claude-haiku-4-5",
+  "claude-haiku-4-5-20251001",
+  "claude-opus-4-5",
+  "claude-opus-4-5-20251101",
+  "claude-sonnet-4-5",
+  "claude-sonnet-4-5-20250929",
+];
 
 /** The API version from which sampling parameters are refused (migration-2026-10-21). */
 const NO_SAMPLING_FROM = "2026-10-21";
@@ -130,6 +163,13 @@ function lastUserText(messages: Body[]): string {
 export class AnthropicStandIn extends StandIn {
   readonly name = "anthropic";
   #script: ScriptedReply[] = [];
+  readonly #models = new Set(CLAUDE_MODELS);
+
+  /** Makes the stand-in serve these model ids too (beyond CLAUDE_MODELS); kept across reset(). */
+  acceptModel(...ids: string[]): this {
+    for (const id of ids) this.#models.add(id);
+    return this;
+  }
 
   /** Queues replies, given to the next requests in order. */
   reply(...replies: ScriptedReply[]): this {
@@ -177,6 +217,7 @@ export class AnthropicStandIn extends StandIn {
       : validateMessagesRequest(body, version, counting);
     if (problem) return this.errorResponse(400, problem);
     const b = body as Body;
+    if (!this.#models.has(b.model as string)) return this.errorResponse(404, `model: ${b.model}`);
     if (counting) return Response.json({ input_tokens: inputTokens(b) });
 
     const next = this.#script[0];

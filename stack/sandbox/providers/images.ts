@@ -1,9 +1,12 @@
 /**
  * Stand-in for an image generation API in the OpenAI Images shape: POST /images/generations
  * (also under /v1) with `Authorization: Bearer`, body {model, prompt, n?, size?, output_format?,
- * response_format?}; answer {created, data: [{b64_json, revised_prompt}], usage?}. Sizes are
- * `WIDTHxHEIGHT` (default 1024x1024, each side 256..4096) or `auto`; the image is a real PNG of
- * exactly that size (sharp), its colour a function of the prompt, so tests can decode it.
+ * response_format?}; answer {created, data: [{b64_json, revised_prompt}] (n items, 1..10),
+ * usage?}, or with `response_format: "url"` data: [{url, revised_prompt}] where each url serves the
+ * PNG from the stand-in (GET /images/files/{id}.png, no key, as OpenAI's signed blob URLs). Sizes
+ * are `WIDTHxHEIGHT` (default 1024x1024, each side 256..4096) or `auto`; each image is a real PNG
+ * of exactly that size (sharp), its colour a function of the prompt and its index, so tests can
+ * decode it.
  * Errors use OpenAI's {error: {message, type, param, code}}. Tests script failures with
  * failNext() and unusable answers with `nextAnswer` (e.g. a data item without an image).
  */
@@ -23,11 +26,14 @@ export class ImagesStandIn extends StandIn {
   readonly generated: { model: string; prompt: string; size: string; width: number; height: number }[] = [];
   /** The next answer's JSON instead of an image (once). */
   nextAnswer: Obj | null = null;
+  /** PNGs answered by URL, by file id. */
+  readonly #files = new Map<string, Uint8Array<ArrayBuffer>>();
 
   override reset(): void {
     super.reset();
     this.generated.length = 0;
     this.nextAnswer = null;
+    this.#files.clear();
   }
 
   errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
@@ -43,6 +49,12 @@ export class ImagesStandIn extends StandIn {
 
   protected override async route(req: StandInRequest): Promise<Response> {
     const path = req.path.replace(/\/+$/, "").replace(/^\/v1/, "");
+    const file = /^\/images\/files\/([A-Za-z0-9_-]+)\.png$/.exec(path);
+    if (file && req.method === "GET") {
+      const png = this.#files.get(file[1]);
+      if (!png) return this.errorResponse(404, `No such file: ${file[1]}`);
+      return new Response(png, { headers: { "content-type": "image/png" } });
+    }
     if (path !== "/images/generations") {
       return this.errorResponse(404, `Invalid URL (${req.method} ${req.path})`);
     }
@@ -70,18 +82,39 @@ export class ImagesStandIn extends StandIn {
         `Invalid value: '${size}'. Supported values are WIDTHxHEIGHT or 'auto'.`,
       );
     }
+    const n = b.n ?? 1;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 10) {
+      return this.errorResponse(400, `Invalid 'n': ${JSON.stringify(n)}. Expected an integer from 1 to 10.`);
+    }
+    const format = b.response_format ?? "b64_json";
+    if (format !== "b64_json" && format !== "url") {
+      return this.errorResponse(
+        400,
+        `Invalid value: '${format}'. Supported values are: 'url' and 'b64_json'.`,
+      );
+    }
     if (this.nextAnswer) {
       const answer = this.nextAnswer;
       this.nextAnswer = null;
       return Response.json(answer);
     }
-    const png = await sharp({ create: { width, height, channels: 3, background: await colourOf(b.prompt) } })
-      .png()
-      .toBuffer();
-    this.generated.push({ model: b.model, prompt: b.prompt, size, width, height });
+    const data: Obj[] = [];
+    for (let i = 0; i < n; i++) {
+      // The first image's colour is the prompt's (as before n was honoured); the others differ.
+      const background = await colourOf(i === 0 ? b.prompt : `${b.prompt}#${i}`);
+      const png = await sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+      this.generated.push({ model: b.model, prompt: b.prompt, size, width, height });
+      if (format === "url") {
+        const id = `img_${crypto.randomUUID().replaceAll("-", "")}`;
+        this.#files.set(id, new Uint8Array(png));
+        data.push({ url: `${this.baseUrl}/images/files/${id}.png`, revised_prompt: b.prompt });
+      } else {
+        data.push({ b64_json: png.toString("base64"), revised_prompt: b.prompt });
+      }
+    }
     return Response.json({
       created: Math.floor(Date.now() / 1000),
-      data: [{ b64_json: png.toString("base64"), revised_prompt: b.prompt }],
+      data,
       usage: {
         input_tokens: Math.ceil(b.prompt.length / 4),
         output_tokens: 0,

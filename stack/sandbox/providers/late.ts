@@ -91,8 +91,11 @@ export class LateStandIn extends StandIn {
   readonly name = "late";
   /** Where events go: our social-webhook-handler (set by the registry when code uses the sandbox). */
   webhookUrl = "";
-  /** The webhook's secret, given to code as LATE_WEBHOOK_SECRET. */
-  readonly webhookSecret = `late_whsec_${hex(crypto.getRandomValues(new Uint8Array(24)))}`;
+  /**
+   * The webhook's secret, given to code as LATE_WEBHOOK_SECRET: made up here, replaced by the sandbox
+   * with a configured or kept one.
+   */
+  webhookSecret = `late_whsec_${hex(crypto.getRandomValues(new Uint8Array(24)))}`;
   /** Send post.published / post.failed on its own after a publish (tests may turn it off). */
   autoWebhooks = true;
   readonly profiles = new Map<string, { _id: string; name: string; color: string; isDefault: boolean }>();

@@ -1,6 +1,7 @@
 /**
  * Stand-in for Resend (providers.md §2): POST /emails (the SDK's snake_case body, Idempotency-Key
- * replays answer the same id), GET /emails and /emails/{id}, the domains API (POST/GET/DELETE
+ * replays answer the same id; the same key with another body is a 409 invalid_idempotent_request,
+ * as in Resend), GET /emails and /emails/{id}, the domains API (POST/GET/DELETE
  * /domains, GET /domains/{id}, POST /domains/{id}/verify), Resend's error JSON
  * {statusCode, name, message}. Every accepted email is kept, so the sandbox page can show it
  * like Mailpit does (resend_viewer.ts: list, open one, rendered HTML and text).
@@ -87,11 +88,15 @@ export class ResendStandIn extends StandIn {
   readonly name = "resend";
   /** Where events go: our email-webhooks function (set by the registry when code uses the sandbox). */
   webhookUrl = "";
-  /** The endpoint's signing secret, given to code as RESEND_WEBHOOK_SECRET. */
-  readonly webhookSecret = `whsec_${b64(crypto.getRandomValues(new Uint8Array(24)))}`;
+  /**
+   * The endpoint's signing secret, given to code as RESEND_WEBHOOK_SECRET: made up here, replaced by
+   * the sandbox with a configured or kept one.
+   */
+  webhookSecret = `whsec_${b64(crypto.getRandomValues(new Uint8Array(24)))}`;
   readonly emails = new Map<string, SandboxEmail>();
   readonly domains = new Map<string, Obj>();
-  readonly #idempotency = new Map<string, string>();
+  /** Idempotency-Key -> the email it created and the body it was sent with. */
+  readonly #idempotency = new Map<string, { id: string; body: string }>();
 
   override reset(): void {
     super.reset();
@@ -257,7 +262,13 @@ export class ResendStandIn extends StandIn {
     }
     const key = req.headers.get("idempotency-key");
     const replayed = key ? this.#idempotency.get(key) : undefined;
-    if (replayed) return Response.json({ id: replayed });
+    if (replayed && replayed.body !== req.text) {
+      return this.errorResponse(
+        409,
+        "Same idempotency key used with a different request payload. Change your idempotency key or payload.",
+      );
+    }
+    if (replayed) return Response.json({ id: replayed.id });
     const email: SandboxEmail = {
       object: "email",
       id: crypto.randomUUID(),
@@ -276,7 +287,7 @@ export class ResendStandIn extends StandIn {
       events: [],
     };
     this.emails.set(email.id, email);
-    if (key) this.#idempotency.set(key, email.id);
+    if (key) this.#idempotency.set(key, { id: email.id, body: req.text });
     return Response.json({ id: email.id });
   }
 

@@ -84,8 +84,11 @@ export class StripeStandIn extends StandIn {
   readonly name = "stripe";
   /** Where events go: our payments webhook (set by the registry when code points at the sandbox). */
   webhookUrl = "";
-  /** The endpoint's signing secret (whsec_...), given to code as STRIPE_WEBHOOK_SECRET. */
-  readonly webhookSecret = stripeId("whsec_", 32);
+  /**
+   * The endpoint's signing secret (whsec_...), given to code as STRIPE_WEBHOOK_SECRET: made up here,
+   * replaced by the sandbox with a configured or kept one.
+   */
+  webhookSecret = stripeId("whsec_", 32);
   readonly customers = new Map<string, Obj>();
   readonly prices = new Map<string, Obj>();
   readonly sessions = new Map<string, Obj>();

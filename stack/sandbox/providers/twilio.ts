@@ -3,7 +3,7 @@
  * POST Messages.json (form fields To, From or MessagingServiceSid, Body, MediaUrl repeated,
  * ContentSid + ContentVariables, StatusCallback; 201 with the Message resource in snake_case),
  * GET Messages.json (a page), GET Messages/{sid}.json, GET Balance.json and GET
- * IncomingPhoneNumbers.json; HTTP Basic auth with the account SID and auth token; Twilio's
+ * IncomingPhoneNumbers.json (TWILIO_SANDBOX_NUMBERS until a test resets the stand-in); HTTP Basic auth with the account SID and auth token; Twilio's
  * error JSON {code, message, more_info, status}.
  *
  * Callbacks, signed as Twilio signs them (X-Twilio-Signature: base64 HMAC-SHA1 keyed with the
@@ -51,6 +51,28 @@ export interface IncomingNumberScript {
   sms?: boolean;
 }
 
+/**
+ * The numbers a fresh stand-in owns, so sync-channels finds them (Twilio's magic test number
+ * +15005550006 and a second line). reset() empties the list: tests add their own.
+ */
+export const TWILIO_SANDBOX_NUMBERS: readonly IncomingNumberScript[] = [
+  { phoneNumber: "+15005550006", friendlyName: "Sandbox SMS line" },
+  { phoneNumber: "+15005550007", friendlyName: "Sandbox second line" },
+];
+
+/**
+ * A form as the SDK's signature functions take it: a repeated field (several MediaUrl) as an
+ * array of its values, so every value is signed (Object.fromEntries would keep only the last).
+ */
+export function signedParams(form: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name of new Set(form.keys())) {
+    const values = form.getAll(name);
+    out[name] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
 export interface SignOptions {
   /** Sign with this token instead of the auth token (a forged signature). */
   token?: string;
@@ -91,14 +113,19 @@ const address = (a: string) => a.replace(/^whatsapp:/, "");
 export class TwilioStandIn extends StandIn {
   readonly name = "twilio";
   readonly accountSid = TWILIO_SANDBOX_ACCOUNT;
-  readonly authToken = TWILIO_SANDBOX_TOKEN;
+  /**
+   * Checks API calls and signs callbacks; given to code as TWILIO_AUTH_TOKEN. The sandbox replaces
+   * it with one configured in supabase/functions/.env.
+   */
+  authToken = TWILIO_SANDBOX_TOKEN;
   /** Where injectIncoming posts (messaging-webhook?type=incoming); set when the platform wires it. */
   incomingUrl = "";
   autoCallbacks = true;
   #messages: SandboxMessage[] = [];
   #failing = new Map<string, { code: number; message: string }>();
   #rejecting = new Map<string, { status: number; code: number; message: string }>();
-  #numbers: IncomingNumberScript[] = [];
+  /** The account's numbers (IncomingPhoneNumbers): TWILIO_SANDBOX_NUMBERS until a reset(). */
+  #numbers: IncomingNumberScript[] = TWILIO_SANDBOX_NUMBERS.map((n) => ({ ...n }));
   #balance = { balance: "20.00000", currency: "USD" };
 
   override reset(): void {
@@ -168,7 +195,7 @@ export class TwilioStandIn extends StandIn {
   }
 
   protected override async signCallback(url: string, body: string, headers: Headers): Promise<void> {
-    const params = Object.fromEntries(new URLSearchParams(body));
+    const params = signedParams(new URLSearchParams(body));
     headers.set("X-Twilio-Signature", twilio.getExpectedTwilioSignature(this.authToken, url, params));
     return await Promise.resolve();
   }
@@ -396,9 +423,12 @@ export class TwilioStandIn extends StandIn {
     return results;
   }
 
-  /** Posts an incoming message (From a handset To one of our numbers) to messaging-webhook?type=incoming. */
+  /**
+   * Posts an incoming message (From a handset To one of our numbers) to messaging-webhook?type=incoming.
+   * `extra` adds fields; an array value repeats its field (every value is signed, as Twilio does).
+   */
   async injectIncoming(
-    msg: { from: string; to: string; body: string; extra?: Record<string, string> },
+    msg: { from: string; to: string; body: string; extra?: Record<string, string | string[]> },
     opts: SignOptions & { url?: string } = {},
   ): Promise<CallbackResult> {
     const url = opts.url ?? this.incomingUrl;
@@ -416,8 +446,11 @@ export class TwilioStandIn extends StandIn {
       NumSegments: String(segmentCount(msg.body)),
       SmsStatus: "received",
       ApiVersion: "2010-04-01",
-      ...msg.extra,
     });
+    for (const [name, value] of Object.entries(msg.extra ?? {})) {
+      form.delete(name);
+      for (const v of Array.isArray(value) ? value : [value]) form.append(name, v);
+    }
     return await this.#post(url, form, opts);
   }
 
@@ -428,7 +461,7 @@ export class TwilioStandIn extends StandIn {
     const signature = twilio.getExpectedTwilioSignature(
       opts.token ?? this.authToken,
       url,
-      Object.fromEntries(form),
+      signedParams(form),
     );
     opts.tamper?.(form);
     const co: CallbackOptions = { sign: false, headers: { "X-Twilio-Signature": signature } };
