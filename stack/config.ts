@@ -26,6 +26,8 @@ export const DEFAULT_API_PORT = 54321;
 export const DEFAULT_DB_PORT = 54322;
 export const DEFAULT_AI_BACKEND_PORT = 54330;
 export const DEFAULT_SANDBOX_PORT = 54340;
+/** The Stripe stand-in's own port (stripe-node needs a host of its own, not a path prefix). */
+export const DEFAULT_STRIPE_PORT = 54341;
 
 /** Everything a running platform needs to know about itself; built once by startPlatform. */
 export interface PlatformConfig {

@@ -20,6 +20,7 @@ import {
   DEFAULT_API_PORT,
   DEFAULT_DB_PORT,
   DEFAULT_SANDBOX_PORT,
+  DEFAULT_STRIPE_PORT,
 } from "./config.ts";
 import { startPlatform } from "./platform.ts";
 import {
@@ -71,6 +72,7 @@ if (serving && port === 0) {
     ["db", "SUPABASE_LOCAL_DB_PORT"],
     ["ai_backend", "SUPABASE_LOCAL_AI_BACKEND_PORT"],
     ["sandbox", "SUPABASE_LOCAL_SANDBOX_PORT"],
+    ["stripe", "SUPABASE_LOCAL_STRIPE_PORT"],
   ] as const;
   for (const [name, variable] of byEnv) {
     if (Deno.env.get(variable) === undefined && !(name === "db" && values["db-port"])) {
@@ -96,6 +98,11 @@ if (serving) {
       envPort("SUPABASE_LOCAL_SANDBOX_PORT", port === 0 ? 0 : DEFAULT_SANDBOX_PORT),
       "provider sandbox",
       "SUPABASE_LOCAL_SANDBOX_PORT=<n>",
+    ],
+    [
+      envPort("SUPABASE_LOCAL_STRIPE_PORT", port === 0 ? 0 : DEFAULT_STRIPE_PORT),
+      "Stripe stand-in",
+      "SUPABASE_LOCAL_STRIPE_PORT=<n>",
     ],
   ];
   for (const [p, what, flag] of wanted) {

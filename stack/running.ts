@@ -25,7 +25,7 @@ export interface RunningRecord {
   block?: string[];
 }
 
-export type PortName = "api" | "db" | "ai_backend" | "sandbox";
+export type PortName = "api" | "db" | "ai_backend" | "sandbox" | "stripe";
 export type Ports = Partial<Record<PortName, number>>;
 
 /** The data folder a task means: --data-dir, SUPABASE_LOCAL_DATA_DIR, else <repo>/.data; absolute. */
@@ -156,7 +156,10 @@ export function platformPorts(p: Platform, aiBackendUrl?: string): Ports {
     Object.values(p.extraUrls).find((u) => u.startsWith("postgresql://"));
   if (db) ports.db = portOf(db);
   if (aiBackendUrl) ports.ai_backend = portOf(aiBackendUrl);
-  if (p.sandbox) ports.sandbox = portOf(p.sandbox.url);
+  if (p.sandbox) {
+    ports.sandbox = portOf(p.sandbox.url);
+    ports.stripe = portOf(p.sandbox.get("stripe").baseUrl);
+  }
   for (const k of Object.keys(ports) as PortName[]) if (ports[k] === undefined) delete ports[k];
   return ports;
 }

@@ -13,7 +13,7 @@
  * block prints it with the Stripe stand-in's URL. Without a configured SITE_URL, code's redirects
  * (checkout success/cancel, social OAuth) land on the sandbox's pages (/_site/..., landing.ts).
  */
-import { DEFAULT_SANDBOX_PORT } from "../config.ts";
+import { DEFAULT_SANDBOX_PORT, DEFAULT_STRIPE_PORT } from "../config.ts";
 import type { Platform, PlatformPart } from "../part.ts";
 import { Sandbox } from "./sandbox.ts";
 import type { AnthropicStandIn } from "./providers/anthropic.ts";
@@ -110,22 +110,29 @@ export async function connectSandbox(
   }
 }
 
-function sandboxPort(apiPort: number): number {
-  const fromEnv = Deno.env.get("SUPABASE_LOCAL_SANDBOX_PORT");
+/** A port from `variable`, else the default (a free one when the API port is free-picked). */
+function portFromEnv(variable: string, apiPort: number, fallback: number): number {
+  const fromEnv = Deno.env.get(variable);
   if (fromEnv !== undefined) {
     const port = Number(fromEnv);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      throw new Error(`invalid SUPABASE_LOCAL_SANDBOX_PORT: ${fromEnv}`);
+      throw new Error(`invalid ${variable}: ${fromEnv}`);
     }
     return port;
   }
-  return apiPort === 0 ? 0 : DEFAULT_SANDBOX_PORT;
+  return apiPort === 0 ? 0 : fallback;
 }
 
 export const sandboxPart: PlatformPart = {
   name: "sandbox",
   async start(p) {
-    const sandbox = Sandbox.start({ hostname: p.config.hostname, port: sandboxPort(p.config.apiPort) });
+    const api = p.config.apiPort;
+    const sandbox = Sandbox.start({
+      hostname: p.config.hostname,
+      port: portFromEnv("SUPABASE_LOCAL_SANDBOX_PORT", api, DEFAULT_SANDBOX_PORT),
+      // A stable Stripe URL: checkout URLs handed out before a restart keep working.
+      ownPorts: { stripe: portFromEnv("SUPABASE_LOCAL_STRIPE_PORT", api, DEFAULT_STRIPE_PORT) },
+    });
     try {
       await connectSandbox(sandbox, p);
     } catch (err) {

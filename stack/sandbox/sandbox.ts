@@ -18,6 +18,8 @@ export interface SandboxOptions {
   hostname?: string;
   /** 0 picks a free port (tests). */
   port?: number;
+  /** Ports of the stand-ins that serve on their own port (`ownServer`), by name; 0 or absent: free. */
+  ownPorts?: Record<string, number>;
   providers?: ProviderDefinition[];
 }
 
@@ -47,7 +49,7 @@ export class Sandbox {
       standIn.baseUrl = `${sandbox.url}/${def.name}`;
       if (def.ownServer) {
         const own = Deno.serve(
-          { hostname, port: 0, signal: abort.signal, onListen: () => {} },
+          { hostname, port: opts.ownPorts?.[def.name] ?? 0, signal: abort.signal, onListen: () => {} },
           (req) => standIn.serve(req, new URL(req.url).pathname),
         );
         sandbox.#servers.push(own);

@@ -23,6 +23,8 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 interface Started {
   child: Deno.ChildProcess;
   url: string;
+  /** The status block as printed. */
+  text: string;
   stopped: Promise<Deno.CommandStatus>;
 }
 
@@ -45,7 +47,7 @@ async function start(dir: string): Promise<Started> {
     while (!(await reader.read()).done) { /* drain */ }
   })();
   const url = text.match(/API URL: (\S+)/)![1];
-  return { child, url, stopped: child.status };
+  return { child, url, text, stopped: child.status };
 }
 
 Deno.test("two platforms side by side: sql and status find their own; reset refuses while running", async () => {
@@ -89,6 +91,18 @@ Deno.test("two platforms side by side: sql and status find their own; reset refu
   assert.match(gone.stderr, /no local platform is running for /);
   const ports = JSON.parse(await Deno.readTextFile(`${a}/ports.json`));
   assert.equal(`http://127.0.0.1:${ports.api}`, pa.url, "--port 0's ports are kept in the data folder");
+  const stripeUrl = (t: string) => t.match(/Stripe API \(stand-in\): (\S+)/)?.[1];
+  assert.equal(stripeUrl(pa.text), `http://127.0.0.1:${ports.stripe}`, "the Stripe stand-in's port too");
+  // A restart with --port 0 gets the same ports back while they are free: stored URLs (checkout
+  // links, Vault's project_url) keep working.
+  const again = await start(a);
+  try {
+    assert.equal(again.url, pa.url);
+    assert.equal(stripeUrl(again.text), stripeUrl(pa.text));
+  } finally {
+    again.child.kill("SIGTERM");
+    await again.stopped;
+  }
   await Deno.remove(base, { recursive: true });
 });
 
