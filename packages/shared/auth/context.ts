@@ -21,6 +21,7 @@ import { bearerToken, type JwtClaims, JwtError, verifyJwt } from "./jwt.ts";
 import { HttpError } from "../http/errors.ts";
 import type { SupabaseConfig } from "../env.ts";
 import { createCallerClient, createServiceClient, type SupabaseClient } from "../supabase/clients.ts";
+import type { Db } from "../supabase/types.ts";
 
 export type CallerKind = "user" | "service" | "anon";
 
@@ -132,8 +133,8 @@ export type CoreVariables = {
   caller: Caller;
   access: Access | undefined;
   /** Request-scoped clients, created on first use. */
-  callerDb: SupabaseClient | undefined;
-  serviceDb: SupabaseClient | undefined;
+  callerDb: Db | undefined;
+  serviceDb: Db | undefined;
 };
 export type CoreEnv = { Variables: CoreVariables };
 
@@ -168,7 +169,7 @@ export function caller(c: Ctx): Caller {
 }
 
 /** The client that acts as the caller (RLS applies), or the service client for the service role. */
-export function db(c: Ctx): SupabaseClient {
+export function db(c: Ctx): Db {
   const ctx = c as Context<CoreEnv>;
   const who = caller(c);
   if (who.kind === "service") return serviceDb(c);
@@ -182,7 +183,7 @@ export function db(c: Ctx): SupabaseClient {
 }
 
 /** The service-role client: system work only, after the caller has been authorised. */
-export function serviceDb(c: Ctx): SupabaseClient {
+export function serviceDb(c: Ctx): Db {
   const ctx = c as Context<CoreEnv>;
   let client = ctx.get("serviceDb");
   if (!client) {

@@ -72,11 +72,11 @@ export async function hybridSearch(c: Ctx, p: SearchParams): Promise<HybridRow[]
     p_query_sketch: embeddingSketch(vector),
     p_match_count: p.limit,
     p_match_threshold: p.threshold,
-    p_category_id: p.category_id ?? null,
-    p_category_slug: p.category_slug ?? null,
-    p_price_doc_types: p.price_doc_type === undefined ? null : [p.price_doc_type].flat(),
+    p_category_id: p.category_id ?? undefined,
+    p_category_slug: p.category_slug ?? undefined,
+    p_price_doc_types: p.price_doc_type === undefined ? undefined : [p.price_doc_type].flat(),
     p_require_published: p.require_published,
-    p_access_levels: p.access_levels,
+    p_access_levels: p.access_levels ?? undefined,
   });
   if (error) throw dbError(error, "Knowledge-base search");
   return (data ?? []) as HybridRow[];

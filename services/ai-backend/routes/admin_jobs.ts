@@ -185,21 +185,22 @@ export function adminJobRoutes() {
     async (c) => {
       const db = serviceDb(c);
       const job = await jobOr404(db, c.req.valid("param").job_id);
+      const documentId = job.document_id;
       // Every product and every chunk's product, paged (a single read stops at max_rows).
-      const products = job.document_id
+      const products = documentId
         ? rows(
           await readPages<{ id: string }>(() =>
-            db.from("pipeline_products").select("*").eq("document_id", job.document_id).order("page_start")
+            db.from("pipeline_products").select("*").eq("document_id", documentId).order("page_start")
               .order("id")
           ),
           "Product",
         )
         : [];
       const chunkCount = new Map<string, number>();
-      if (job.document_id) {
+      if (documentId) {
         const chunks = rows(
           await readPages<{ product_id: string }>(() =>
-            db.from("document_chunks").select("id, product_id").eq("document_id", job.document_id)
+            db.from("document_chunks").select("id, product_id").eq("document_id", documentId)
               .not("product_id", "is", null).order("id")
           ),
           "Chunk",

@@ -31,6 +31,7 @@ import { platformRoles, requireAuthenticated, serviceDb } from "@shared/auth/con
 import { DomainError } from "@shared/errors.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { rows } from "@shared/supabase/postgrest.ts";
+import type { TablesInsert } from "@shared/supabase/types.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { type Ctx, router } from "../env.ts";
 import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
@@ -150,9 +151,11 @@ export function adminPromptRoutes() {
           p_stage: stage,
           p_category: category,
           p_prompt_text: body.prompt_text,
-          p_description: body.description ?? null,
+          // postgres-meta types function arguments as non-null; this function takes null for "no
+          // description" and for the service role (no user), so both are widened here.
+          p_description: (body.description ?? null) as string,
           p_change_reason: body.change_reason,
-          p_user: who.userId,
+          p_user: who.userId as string,
         }),
         "Prompt",
       ) as { prompt: PromptRow; changed: boolean; previous_version: number | null } | null;
@@ -224,7 +227,12 @@ export function adminPromptRoutes() {
         category: stored?.category ?? null,
         version: body.prompt_text ? null : stored?.version ?? null,
       };
-      const record = async (r: Record<string, unknown>) =>
+      const record = async (
+        r: Pick<
+          TablesInsert<"ai_prompt_tests">,
+          "latency_ms" | "ok" | "error" | "output" | "input_tokens" | "output_tokens"
+        >,
+      ) =>
         (rows(
           await serviceDb(c).from("ai_prompt_tests").insert({
             prompt_id: prompt.prompt_id,

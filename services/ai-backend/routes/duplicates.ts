@@ -30,6 +30,7 @@ import {
 import { caller, db, PRICING_ROLES, requireWorkspaceRole, WRITER_ROLES } from "@shared/auth/context.ts";
 import { type Ctx, router } from "../env.ts";
 import { dbError, readInGroups, rows } from "@shared/supabase/postgrest.ts";
+import type { Json } from "@shared/supabase/types.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 
 const tags = ["Duplicate detection"];
@@ -221,7 +222,8 @@ export function duplicateRoutes() {
         ? rows(
           await client.rpc("store_duplicate_detections", {
             p_workspace_id: body.workspace_id,
-            p_pairs: pairs,
+            // DuplicatePair is an interface of JSON values (no index signature, so not `Json` to TS).
+            p_pairs: pairs as unknown as Json,
           }),
           "Storing detections",
         ) as { id: string; product_id_1: string; product_id_2: string; status: string }[]
@@ -332,8 +334,8 @@ export function duplicateRoutes() {
         p_target: body.target_product_id,
         p_sources: body.source_product_ids,
         p_strategy: body.merge_strategy,
-        p_reason: body.merge_reason ?? null,
-        p_similarity: body.similarity_score ?? null,
+        p_reason: body.merge_reason ?? undefined,
+        p_similarity: body.similarity_score ?? undefined,
       });
       if (error) throw rpcError(error, "Merging products");
       return c.json({ history: historyView(data as HistoryRow) }, 200);

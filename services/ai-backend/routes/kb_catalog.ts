@@ -208,7 +208,7 @@ export function kbCatalogRoutes() {
     async (c) => {
       const { workspace_id } = c.req.valid("query");
       const t0 = performance.now();
-      const { data, error } = await db(c).rpc("kb_stats", { p_workspace_id: workspace_id ?? null });
+      const { data, error } = await db(c).rpc("kb_stats", { p_workspace_id: workspace_id ?? undefined });
       const latency = Math.round((performance.now() - t0) * 10) / 10;
       const e = c.get("cfg").embeddings;
       const embedding_provider = { name: e.name, model: e.model, dimensions: e.dimensions };

@@ -4,6 +4,7 @@
  * Platform-wide figures (supabase-status, storage-estimate) are for platform admins.
  */
 import { createRoute } from "@hono/zod-openapi";
+import type { SupabaseClient } from "@supabase/supabase-js";
 import { requirePlatformRole, serviceDb } from "@shared/auth/context.ts";
 import { type Ctx, router } from "../env.ts";
 import { errorResponses, okJson } from "@shared/http/openapi.ts";
@@ -28,7 +29,11 @@ async function probeDatabase(c: Ctx): Promise<{ reachable: boolean; latency_ms: 
 }
 
 async function count(c: Ctx, table: string): Promise<number | null> {
-  const { count, error } = await serviceDb(c).from(table).select("*", { head: true, count: "exact" });
+  // A table named at run time: the untyped client (the typed one wants a literal table name).
+  const { count, error } = await (serviceDb(c) as SupabaseClient).from(table).select("*", {
+    head: true,
+    count: "exact",
+  });
   if (error) {
     console.error(`ai-backend: counting ${table} failed`, error);
     return null;
@@ -90,7 +95,7 @@ export function monitoringRoutes() {
     }),
     async (c) => {
       await requirePlatformRole(c, ["admin"]);
-      const kb = await serviceDb(c).rpc("kb_stats", { p_workspace_id: null });
+      const kb = await serviceDb(c).rpc("kb_stats", {});
       if (kb.error) throw new Error(`kb_stats failed: ${kb.error.message}`);
       // Summed in SQL: a read of ai_jobs answers at most max_rows (1,000) rows, without an error.
       const uploads = await serviceDb(c).rpc("ai_jobs_uploaded_bytes");

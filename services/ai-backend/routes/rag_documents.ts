@@ -6,6 +6,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
+import type { SupabaseClient } from "@supabase/supabase-js";
 import { HttpError } from "@shared/http/errors.ts";
 import { db, requireUser, serviceDb } from "@shared/auth/context.ts";
 import { dbError, readPages, rows } from "@shared/supabase/postgrest.ts";
@@ -128,7 +129,11 @@ export function ragDocumentRoutes() {
       async (c) => {
         const { document_id, ...page } = c.req.valid("query");
         await visibleDocument(c, document_id);
-        const res = await db(c).from(table).select(columns, { count: "exact" }).eq("document_id", document_id)
+        // A table named at run time: the untyped client (the typed one wants a literal table name).
+        const res = await (db(c) as SupabaseClient).from(table).select(columns, { count: "exact" }).eq(
+          "document_id",
+          document_id,
+        )
           .order(order).range(...pageRange(page));
         const items = rows(res, "Row");
         return c.json(
@@ -220,7 +225,7 @@ export function ragDocumentRoutes() {
     }),
     async (c) => {
       const count = async (table: string) => {
-        const res = await db(c).from(table).select("*", { count: "exact", head: true });
+        const res = await (db(c) as SupabaseClient).from(table).select("*", { count: "exact", head: true });
         if (res.error) rows(res, table);
         return res.count ?? 0;
       };

@@ -85,21 +85,22 @@ async function checkWorkspace(c: Ctx, workspaceId: string | undefined): Promise<
 }
 
 /** A date alone as a lower bound is its first instant, as an upper bound its last (UTC). */
-function bound(v: string | undefined, end: boolean): string | null {
-  if (!v) return null;
+function bound(v: string | undefined, end: boolean): string | undefined {
+  if (!v) return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return `${v}T${end ? "23:59:59.999" : "00:00:00.000"}Z`;
   return v;
 }
 
+/** The filters as RPC arguments; a filter not given is left out (its SQL default, null, applies). */
 function filterArgs(f: Filters) {
   return {
-    p_document_ids: f.document_ids ?? null,
-    p_product_ids: f.product_ids ?? null,
-    p_page_from: f.page_range?.from ?? null,
-    p_page_to: f.page_range?.to ?? null,
+    p_document_ids: f.document_ids,
+    p_product_ids: f.product_ids,
+    p_page_from: f.page_range?.from,
+    p_page_to: f.page_range?.to,
     p_date_from: bound(f.date_from, false),
     p_date_to: bound(f.date_to, true),
-    p_min_score: f.min_score ?? null,
+    p_min_score: f.min_score,
   };
 }
 
@@ -110,8 +111,8 @@ async function searchChunks(c: Ctx, s: ChunkSearch): Promise<ChunkRow[]> {
     p_query_embedding: toPgVector(vector),
     p_mode: s.mode,
     p_match_count: s.count,
-    p_workspace_id: s.workspaceId ?? null,
-    p_categories: s.filters.categories ?? null,
+    p_workspace_id: s.workspaceId,
+    p_categories: s.filters.categories,
     p_with_embedding: s.withEmbedding ?? false,
     ...filterArgs(s.filters),
   });
@@ -128,7 +129,7 @@ async function searchImages(
   filters: Filters,
   excludeImage: string | null,
 ): Promise<ImageRow[]> {
-  const v = (k: ImageEmbeddingKind) => (q[k] ? toPgVector(q[k]!) : null);
+  const v = (k: ImageEmbeddingKind) => (q[k] ? toPgVector(q[k]!) : undefined);
   const { data, error } = await db(c).rpc("rag_search_images", {
     p_visual: v("visual"),
     p_color: v("color"),
@@ -137,9 +138,9 @@ async function searchImages(
     p_material: v("material"),
     p_weights: IMAGE_EMBEDDING_KINDS.map((k) => weights[k]),
     p_match_count: count,
-    p_workspace_id: workspaceId ?? null,
+    p_workspace_id: workspaceId,
     ...filterArgs(filters),
-    p_exclude_image: excludeImage,
+    p_exclude_image: excludeImage ?? undefined,
   });
   if (error) throw dbError(error, "Image search");
   return (data ?? []) as ImageRow[];

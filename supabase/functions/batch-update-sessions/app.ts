@@ -15,6 +15,7 @@ import { runnerDeps } from "@shared/scraping/pages.ts";
 import { type BatchResult, BatchUpdate, resultError } from "@shared/scraping/templates.ts";
 import { checkOptions } from "@shared/scraping/sessions.ts";
 import { dbError } from "@shared/supabase/postgrest.ts";
+import type { Json } from "@shared/supabase/types.ts";
 
 const app = createFunctionApp("batch-update-sessions");
 app.use("*", userOnly);
@@ -43,7 +44,13 @@ app.openapi(
           const after = await driveSession(service, deps, session, body.action);
           results.push({ sessionId, success: true, status: after.status });
         } else {
-          const { data, error } = await db(c).from("scraping_sessions").update(body.updates!).eq(
+          const updates = body.updates!;
+          // options.schema is a JSON Schema parsed from the request body (z.unknown() values): JSON
+          // by construction, though TS cannot see it as `Json`.
+          const { data, error } = await db(c).from("scraping_sessions").update({
+            ...updates,
+            options: updates.options as NonNullable<Json> | undefined,
+          }).eq(
             "id",
             sessionId,
           )

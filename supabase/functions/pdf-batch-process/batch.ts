@@ -60,7 +60,8 @@ interface BatchRow {
   estimated_completion_time: string | null;
   webhook_url: string | null;
   webhook_status: string | null;
-  options: Record<string, unknown>;
+  /** The request's validated options, as stored at creation. */
+  options: BatchRequest["options"];
 }
 interface ItemRow {
   id: string;
@@ -179,7 +180,7 @@ export interface RunDeps {
   /** Runs one document through the pipeline; resolves with its outcome. */
   process: (
     item: { document_id: string; extraction_type: string },
-    options: Record<string, unknown>,
+    options: BatchRequest["options"],
   ) => Promise<
     { ok: boolean; error?: string }
   >;
