@@ -58,7 +58,10 @@ platformTest(
     assert.equal(signIn.error?.code, "user_banned");
     for (const refresh_token of [u.refreshToken, other.refresh_token]) {
       const r = await anonClient(p).auth.refreshSession({ refresh_token });
-      assert.ok(r.error && ["user_banned", "refresh_token_not_found"].includes(r.error.code!), String(r.error?.code));
+      assert.ok(
+        r.error && ["user_banned", "refresh_token_not_found"].includes(r.error.code!),
+        String(r.error?.code),
+      );
     }
     assert.equal(
       (await p.db.query(`select 1 from auth.sessions where user_id = $1`, [u.id])).rows.length,
