@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { PostgresMeta } from "@supabase/postgres-meta/dist/lib/index.js";
 import { getGeneratorMetadata } from "@supabase/postgres-meta/dist/lib/generators.js";
 import { generateTypescript } from "@supabase/postgrest-typegen";
-import { startEphemeralPlatform } from "../fixtures/platform.ts";
+import { startPlatform } from "../stack/platform.ts";
 
 export const TYPES_PATH = new URL("../supabase/types/database.ts", import.meta.url);
 const SCHEMAS = ["public", "graphql_public"];
@@ -32,7 +32,8 @@ export async function generateTypes(dbUrl: string): Promise<string> {
 
 /** The types of the migrated database (an in-memory platform, stopped afterwards). */
 export async function generateFromMigrations(): Promise<string> {
-  const p = await startEphemeralPlatform({ dbPort: 0 });
+  // An in-memory platform from the migrated template, as tests start one, with its Postgres port.
+  const p = await startPlatform({ ephemeral: true, apiPort: 0, dbPort: 0 });
   try {
     return await generateTypes(p.dbUrl!);
   } finally {
