@@ -9,52 +9,17 @@
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { COST_KEYS, HOW_TO_GET_CREDITS } from "../../packages/shared/credits/ledger.ts";
-import { createApp } from "../../packages/shared/http/app.ts";
-import { signedIn } from "../../packages/shared/auth/context.ts";
-import { applyBilling } from "../../services/ai-backend/billing.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { sqlAs, sqlState } from "../helpers/sql.ts";
-import { balance, gateway, grant } from "./helpers.ts";
+import { balance, billingBackendSpy, gateway, grant } from "./helpers.ts";
 
-interface Spy {
-  calls: string[];
-  stop(): Promise<void>;
-}
-
-/**
- * Points the gateway at a stand-in AI backend that bills as the real one does (the backend's
- * billing middleware in front of every billable action of the map) and then answers `status`.
- * `calls` lists the requests that got past billing, i.e. the work the backend did.
- */
-function spy(p: Platform, status: number): Spy {
-  const real = p.env.AI_BACKEND_URL;
-  const calls: string[] = [];
-  const app = createApp({
-    supabase: {
-      url: p.url,
-      anonKey: p.config.anonKey,
-      serviceRoleKey: p.config.serviceRoleKey,
-      jwtSecret: p.config.jwtSecret,
-    },
-  });
-  app.use("/api/*", signedIn);
-  applyBilling(app);
-  app.all("*", (c) => {
-    calls.push(`${c.req.method} ${c.req.path}`);
-    return c.json(
+/** A stand-in backend that bills as the real one and then answers `status` (helpers.ts). */
+function spy(p: Platform, status: number) {
+  return billingBackendSpy(p, (c) =>
+    c.json(
       status < 300 ? { ok: true } : { error: "model server exploded", code: "boom" },
       status as 200,
-    );
-  });
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
-  p.env.AI_BACKEND_URL = `http://127.0.0.1:${server.addr.port}`;
-  return {
-    calls,
-    async stop() {
-      p.env.AI_BACKEND_URL = real;
-      await server.shutdown();
-    },
-  };
+    ));
 }
 
 async function ledger(p: Platform, userId: string) {

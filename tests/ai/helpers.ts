@@ -10,6 +10,10 @@ import {
   type EmbeddingProvider,
   LocalHashEmbeddings,
 } from "../../packages/shared/embeddings/mod.ts";
+import type { Context } from "hono";
+import { createApp } from "../../packages/shared/http/app.ts";
+import { signedIn } from "../../packages/shared/auth/context.ts";
+import { applyBilling } from "../../services/ai-backend/billing.ts";
 import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 
 export { balance, grant, type Team } from "../helpers/team.ts";
@@ -92,4 +96,40 @@ export function inProcessBackend(p: Platform, embeddings: EmbeddingProvider) {
     },
     embeddings,
   });
+}
+
+/**
+ * Points the gateway at a stand-in AI backend that bills as the real one does (the backend's
+ * billing middleware in front of every billable action of the map) and then answers with
+ * `answer`. `calls` lists the requests that got past billing, i.e. the work the backend did.
+ */
+export function billingBackendSpy(
+  p: Platform,
+  answer: (c: Context) => Response,
+): { calls: string[]; stop(): Promise<void> } {
+  const real = p.env.AI_BACKEND_URL;
+  const calls: string[] = [];
+  const app = createApp({
+    supabase: {
+      url: p.url,
+      anonKey: p.config.anonKey,
+      serviceRoleKey: p.config.serviceRoleKey,
+      jwtSecret: p.config.jwtSecret,
+    },
+  });
+  app.use("/api/*", signedIn);
+  applyBilling(app);
+  app.all("*", (c) => {
+    calls.push(`${c.req.method} ${c.req.path}`);
+    return answer(c);
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
+  p.env.AI_BACKEND_URL = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    calls,
+    async stop() {
+      p.env.AI_BACKEND_URL = real;
+      await server.shutdown();
+    },
+  };
 }

@@ -8,15 +8,12 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { createApp } from "../../packages/shared/http/app.ts";
-import { signedIn } from "../../packages/shared/auth/context.ts";
-import { applyBilling } from "../../services/ai-backend/billing.ts";
 import { GATEWAY_ACTIONS } from "../../packages/shared/gateway/actions.ts";
 import { GATEWAY_PAYLOADS } from "../../packages/shared/gateway/payloads.ts";
 import { buildBackendRequest } from "../../packages/shared/gateway/request.ts";
 import { LocalHashEmbeddings } from "../../packages/shared/embeddings/local.ts";
 import { createUser, createWorkspace, platformTest, setPlatformRole } from "../helpers/platform.ts";
-import { balance, gateway, grant, inProcessBackend } from "../ai/helpers.ts";
+import { balance, billingBackendSpy, gateway, grant, inProcessBackend } from "../ai/helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -43,35 +40,14 @@ function validPayload(action: string, workspace: string): Record<string, unknown
   return out;
 }
 
-/** Points the gateway at a backend that bills like the real one, then answers 200. */
+/** A stand-in backend that bills like the real one, then answers 200 (tests/ai/helpers.ts). */
 function spyBackend(p: Platform) {
-  const real = p.env.AI_BACKEND_URL;
-  const calls: string[] = [];
-  const app = createApp({
-    supabase: {
-      url: p.url,
-      anonKey: p.config.anonKey,
-      serviceRoleKey: p.config.serviceRoleKey,
-      jwtSecret: p.config.jwtSecret,
-    },
-  });
-  app.use("/api/*", signedIn);
-  applyBilling(app);
-  app.all("*", (c) => {
-    calls.push(`${c.req.method} ${c.req.path}`);
-    // The members the map unwraps, so every action's answer is well formed.
-    const object = { id: UUID };
-    return c.json({ document: object, category: object, attachment: object, prompt: object, image: object });
-  });
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, app.fetch);
-  p.env.AI_BACKEND_URL = `http://127.0.0.1:${server.addr.port}`;
-  return {
-    calls,
-    async stop() {
-      p.env.AI_BACKEND_URL = real;
-      await server.shutdown();
-    },
-  };
+  // The members the map unwraps, so every action's answer is well formed.
+  const object = { id: UUID };
+  return billingBackendSpy(
+    p,
+    (c) => c.json({ document: object, category: object, attachment: object, prompt: object, image: object }),
+  );
 }
 
 platformTest(

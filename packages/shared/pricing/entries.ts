@@ -39,6 +39,15 @@ export interface SourceRef {
   snippet: string;
 }
 
+/** The SourceRef of `line` (1-based) of `doc`, quoting `snippet`. */
+export function sourceRef(
+  doc: Pick<PriceDocumentInput, "id" | "title" | "price_doc_type">,
+  line: number,
+  snippet: string,
+): SourceRef {
+  return { doc_id: doc.id, doc_title: doc.title, price_doc_type: doc.price_doc_type, line, snippet };
+}
+
 /** One quantity step of a list price. */
 export interface PriceTier {
   /** Lower bound of the quantity this price applies from ("0" when the source gives none). */

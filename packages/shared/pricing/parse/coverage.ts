@@ -11,7 +11,13 @@
  * price, so only mentioned at lookup); a payment discount or tax rate (likewise); anything else
  * is "not understood".
  */
-import type { ParseIssue, PriceDocType, PriceEntry, SourceRef, UnparsedLineEntry } from "../entries.ts";
+import {
+  type ParseIssue,
+  type PriceDocType,
+  type PriceEntry,
+  sourceRef,
+  type UnparsedLineEntry,
+} from "../entries.ts";
 import { skuKey } from "../normalize.ts";
 import { findPercents, MONEY_PATTERN } from "./amount.ts";
 import type { DocumentContext } from "./context.ts";
@@ -100,13 +106,7 @@ export function reportUncovered(
       snippet: text,
     });
   });
-  const source = (line: number, snippet: string): SourceRef => ({
-    doc_id: doc.id,
-    doc_title: doc.title,
-    price_doc_type: doc.price_doc_type,
-    line,
-    snippet,
-  });
+  const source = (line: number, snippet: string) => sourceRef(doc, line, snippet);
   const seen = new Set<number>();
   const out: UnparsedLineEntry[] = [];
   for (const i of issues) {

@@ -14,7 +14,14 @@
  * different tier starts are merged into one entry with several tiers; rows that repeat a tier
  * start with another price stay separate entries, so the lookup sees and reports the conflict.
  */
-import type { DecimalString, ParseIssue, PriceDocumentInput, PriceListEntry, PriceTier } from "../entries.ts";
+import {
+  type DecimalString,
+  type ParseIssue,
+  type PriceDocumentInput,
+  type PriceListEntry,
+  type PriceTier,
+  sourceRef,
+} from "../entries.ts";
 import { decFromString } from "../../money.ts";
 import { currenciesIn, manufacturerTokens, normalizeUnit, skuKey } from "../normalize.ts";
 import {
@@ -226,13 +233,7 @@ function parseRow(
   return {
     entry: {
       kind: "price_list",
-      source: {
-        doc_id: doc.id,
-        doc_title: doc.title,
-        price_doc_type: doc.price_doc_type,
-        line: row.line,
-        snippet: row.raw,
-      },
+      source: sourceRef(doc, row.line, row.raw),
       sku,
       product_name: product,
       manufacturer: cell(column(cols, "manufacturer")) ?? context.manufacturer,

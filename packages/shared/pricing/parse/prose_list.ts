@@ -17,7 +17,13 @@
  * certainty (ambiguous separator, two prices without quantities, a bare whole number after an
  * article, no article) is reported with its line, never guessed.
  */
-import type { ParseIssue, PriceDocumentInput, PriceListEntry, PriceTier } from "../entries.ts";
+import {
+  type ParseIssue,
+  type PriceDocumentInput,
+  type PriceListEntry,
+  type PriceTier,
+  sourceRef,
+} from "../entries.ts";
 import { CURRENCY_DECL, declarationAt, type DocumentContext, vatAt } from "./context.ts";
 import { MONEY_PATTERN, parseAmount, parseQuantityRange, type SeparatorStyle } from "./amount.ts";
 import { dateSpans, findDateRange } from "./dates.ts";
@@ -159,13 +165,7 @@ export function parseProseList(
       { from: null, to: null };
     entries.push({
       kind: "price_list",
-      source: {
-        doc_id: doc.id,
-        doc_title: doc.title,
-        price_doc_type: doc.price_doc_type,
-        line,
-        snippet: raw.trim(),
-      },
+      source: sourceRef(doc, line, raw.trim()),
       sku,
       product_name: name,
       manufacturer: declarationAt(ctx.manufacturer, line)?.value ?? null,

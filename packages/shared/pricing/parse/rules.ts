@@ -21,13 +21,14 @@
  * fixed promotion price must name its SKUs: a line keyed by an article number ("MP-100: 10% off,
  * valid ...", "MZ-1 Grande 120x240: 59.00 EUR per m2, valid ...") names it.
  */
-import type {
-  DecimalString,
-  ParseIssue,
-  PriceDocumentInput,
-  RuleEntry,
-  RuleScope,
-  SourceRef,
+import {
+  type DecimalString,
+  type ParseIssue,
+  type PriceDocumentInput,
+  type RuleEntry,
+  type RuleScope,
+  type SourceRef,
+  sourceRef,
 } from "../entries.ts";
 import { currenciesIn, normalizeUnit } from "../normalize.ts";
 import {
@@ -141,13 +142,7 @@ export function parseRuleDocument(doc: PriceDocumentInput): { entries: RuleEntry
   const isPromotion = doc.price_doc_type === "promotion";
   const style = detectSeparatorStyle([...doc.content.matchAll(MONEY)].map((m) => m[0]));
   const drafts: Draft[] = [];
-  const source = (line: number, snippet: string): SourceRef => ({
-    doc_id: doc.id,
-    doc_title: doc.title,
-    price_doc_type: doc.price_doc_type,
-    line,
-    snippet,
-  });
+  const source = (line: number, snippet: string) => sourceRef(doc, line, snippet);
 
   // Section headings: "## Adhesives and grouts" (groups), "## Mapei" (a manufacturer).
   let section: RuleScope | null = null;
