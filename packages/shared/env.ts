@@ -109,12 +109,35 @@ export const SETTINGS: readonly Setting[] = [
     name: "ANTHROPIC_API_KEY",
     kind: "secret",
     about: "Anthropic: the agent, RAG answers, the PDF pipeline's model stages, scraping extraction, SEO, " +
-      "social captions, AI services. Without it those features answer model_unavailable.",
+      "social captions, AI services. Without a model provider those features answer 503 model_unavailable.",
   },
   {
     name: "ANTHROPIC_BASE_URL",
     kind: "setting",
     about: "Anthropic API origin (default https://api.anthropic.com).",
+  },
+  {
+    name: "LLM_PROVIDER",
+    kind: "setting",
+    about: "Model provider: anthropic | openai (any OpenAI-compatible server: OpenAI, Ollama, vLLM, " +
+      "llama.cpp, LM Studio). Default: anthropic with ANTHROPIC_API_KEY, else openai with OPENAI_*.",
+  },
+  {
+    name: "OPENAI_API_KEY",
+    kind: "secret",
+    about: "Key of the OpenAI-compatible model server (a local server needs none).",
+  },
+  {
+    name: "OPENAI_BASE_URL",
+    kind: "setting",
+    about: "OpenAI-compatible API base incl. /v1 (default https://api.openai.com/v1; Ollama: " +
+      "http://127.0.0.1:11434/v1).",
+  },
+  {
+    name: "LLM_MODEL_MAP",
+    kind: "setting",
+    about:
+      "Platform model ids to the server's models: vendor-sonnet-4-5=qwen2.5:14b,vendor-haiku-4-5=qwen2.5:7b.",
   },
   { name: "AGENT_MODEL_MAIN", kind: "setting", about: "agent-chat: model of the main agent." },
   {

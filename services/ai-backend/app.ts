@@ -5,6 +5,10 @@
  * or the service-role key (401 otherwise) and acts as the caller.
  *
  *   createAiBackendApp(cfg).fetch   - served by main.ts in production and by the local platform
+ *   jobRunnerOf(app).start()        - the job runner that processes accepted uploads (and sweeps
+ *                                     for queued jobs a crash or a restart left behind); main.ts
+ *                                     and the local platform start it; until then an accepted
+ *                                     upload stays queued for a started runner's sweep
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createApp } from "@shared/http/app.ts";
@@ -16,7 +20,7 @@ import { API_INFO } from "./openapi.ts";
 import { kbDocumentRoutes } from "./routes/kb_documents.ts";
 import { kbCatalogRoutes } from "./routes/kb_catalog.ts";
 import { kbSearchRoutes } from "./routes/kb_search.ts";
-import { ragJobRoutes } from "./routes/rag_jobs.ts";
+import { ragJobRoutes, runAcceptedUploads } from "./routes/rag_jobs.ts";
 import { pipelineRoutes } from "./routes/pipeline.ts";
 import { adminJobRoutes } from "./routes/admin_jobs.ts";
 import { adminPromptRoutes } from "./routes/admin_prompts.ts";
@@ -35,8 +39,21 @@ import { llmRoutes } from "./routes/llm.ts";
 import { applyBilling } from "./billing.ts";
 import { limitBody } from "@shared/http/body_limit.ts";
 import { KB_BATCH_MAX_BYTES } from "@shared/kb/schemas.ts";
+import { UPLOAD_ASYNC } from "@shared/gateway/mod.ts";
+import { createServiceClient } from "@shared/supabase/clients.ts";
+import { JobRunner } from "./pipeline/runner.ts";
+import { pipelineDeps } from "./pipeline/jobs.ts";
 
 export type { BackendConfig } from "./config.ts";
+
+const runners = new WeakMap<object, JobRunner>();
+
+/** The job runner of an app made by createAiBackendApp (not started until start()). */
+export function jobRunnerOf(app: OpenAPIHono<BackendEnv>): JobRunner {
+  const runner = runners.get(app);
+  if (!runner) throw new Error("not an AI backend app");
+  return runner;
+}
 
 export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> {
   const app = createApp<BackendEnv>({ supabase: cfg.supabase, cors: true });
@@ -47,6 +64,9 @@ export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> 
   app.use("/api/*", signedIn);
   // Before billing, which reads the body: a batch import over the cap is refused unread (413).
   app.use("/api/kb/documents/batch", limitBody(KB_BATCH_MAX_BYTES, "batch of documents"));
+  // Before billing, so it runs after billing has linked an accepted upload's debit to its job.
+  const runner = new JobRunner(pipelineDeps(cfg, createServiceClient(cfg.supabase)));
+  app.use(UPLOAD_ASYNC.path, runAcceptedUploads(runner));
   // The one billing point: every billable route debits a user caller (billing.ts).
   applyBilling(app);
 
@@ -78,5 +98,6 @@ export function createAiBackendApp(cfg: BackendConfig): OpenAPIHono<BackendEnv> 
       timestamp: new Date().toISOString(),
     }));
   serveApiDocs(app, API_INFO);
+  runners.set(app, runner);
   return app;
 }

@@ -29,6 +29,8 @@ import {
 } from "@shared/gateway/mod.ts";
 import { type Charge, debit, refund, type RefundOutcome } from "@shared/credits/ledger.ts";
 import { KB_BATCH_MAX_DOCUMENTS } from "@shared/kb/schemas.ts";
+import { refundFailed } from "./pipeline/run.ts";
+import type { JobRow } from "./pipeline/context.ts";
 
 type Payload = Record<string, unknown>;
 
@@ -77,9 +79,14 @@ async function linkJob(c: Context<CoreEnv>, charge: Charge, userId: string): Pro
   }
   if (typeof job?.job_id !== "string") return;
   // Recorded by the system, not the user, so the pipeline can refund a job that fails.
-  const { error } = await serviceDb(c).from("ai_jobs").update({ credit_transaction_id: charge.transactionId })
-    .eq("id", job.job_id).eq("user_id", userId);
+  const { data, error } = await serviceDb(c).from("ai_jobs").update({
+    credit_transaction_id: charge.transactionId,
+  })
+    .eq("id", job.job_id).eq("user_id", userId).select("*").maybeSingle();
   if (error) console.error(`billing: could not link job ${job.job_id} to its debit`, error);
+  // A job another replica's runner took and failed before this link (milliseconds) was not
+  // refunded by the pipeline, which saw no debit: refund it now (once: refund.ts).
+  if (data?.status === "failed") await refundFailed(serviceDb(c), data as JobRow, data.error ?? "failed");
 }
 
 /** Adds `billing` to a JSON error body (direct callers see what happened to their credits). */

@@ -5,12 +5,15 @@
  * AI_BACKEND_URL in the platform's function environment (platform.env, scoped to each call; the
  * process environment is never written, since one process may run several platforms).
  *
+ * The backend's job runner (services/ai-backend/pipeline/runner.ts) starts with it and stops
+ * before it: runs in flight are aborted like a killed process and taken up at the next start.
+ *
  * In-memory platforms (tests) always embed with the local provider, whatever keys the shell
  * has, so tests never reach a paid API; a persisted platform (`deno task start`) uses
  * EMBEDDINGS_* when set.
  */
 import { embeddingsFromEnv, LocalHashEmbeddings } from "@shared/embeddings/mod.ts";
-import { createAiBackendApp } from "../../services/ai-backend/app.ts";
+import { createAiBackendApp, jobRunnerOf } from "../../services/ai-backend/app.ts";
 import { DEFAULT_AI_BACKEND_PORT } from "../config.ts";
 import type { Platform, PlatformPart } from "../part.ts";
 
@@ -64,11 +67,15 @@ export const aiBackendPart: PlatformPart = {
     const url = `http://${p.config.hostname}:${server.addr.port}`;
     p.env.AI_BACKEND_URL = url;
     running.set(p, { url, app });
+    // As in production (main.ts): accepted uploads run, and queued jobs left by the last run of
+    // this data folder are taken up at start.
+    const runner = jobRunnerOf(app).start();
     p.extraUrls["AI backend"] = url;
     p.extraUrls["AI backend docs"] = `${url}/docs`;
     return Promise.resolve({
       async stop() {
         running.delete(p);
+        await runner.stop();
         abort.abort();
         await server.finished;
       },

@@ -28,6 +28,11 @@ export interface Captured {
   durationMs?: number;
   /** Answered by an injected fault instead of the stand-in's API. */
   fault?: boolean;
+  /**
+   * Model stand-ins: where the answer came from, always the sandbox: "scripted" (a queued reply),
+   * "injected" (failNext) or the sandbox model's rule (model_brain.ts).
+   */
+  rule?: string;
 }
 
 /** Keeps the bodies of big uploads from filling memory in a long `deno task start`. */

@@ -17,6 +17,8 @@ export interface InboxView {
   provider: string | null;
   /** The page's query: stand-in panels read their own parameters from it (e.g. ?mail=<id>). */
   query?: URLSearchParams;
+  /** The model calls viewer (providers/model_viewer.ts), when the page shows model stand-ins. */
+  models?: string;
 }
 
 /** A stand-in with a view of its own on the page (the Resend stand-in's mail viewer). */
@@ -58,14 +60,14 @@ function entryHtml(c: Captured): string {
     <code>${esc(c.method)} ${esc(target)}</code>
     <span class="${statusClass(c.status)}">${esc(c.status ?? "…")}</span>${
     c.fault ? " <i>(injected)</i>" : ""
-  }
+  }${c.rule ? ` <span class="rule">answered by the sandbox: ${esc(c.rule)}</span>` : ""}
     ${c.durationMs !== undefined ? `<span class="ms">${c.durationMs} ms</span>` : ""}</summary>
   <h4>Headers</h4><pre>${headers}</pre>
   <h4>Body</h4><pre>${esc(pretty(c.body))}</pre>
 </details>`;
 }
 
-export function renderInbox({ entries, captures, provider, query }: InboxView): string {
+export function renderInbox({ entries, captures, provider, query, models }: InboxView): string {
   const panels = entries
     .filter((e) => (!provider || e.def.name === provider) && hasPanel(e.standIn))
     .map((e) => (e.standIn as unknown as WithPanel).panel(query ?? new URLSearchParams()))
@@ -92,6 +94,7 @@ export function renderInbox({ entries, captures, provider, query }: InboxView): 
   pre { background: #f6f6f6; padding: .5rem; overflow-x: auto; white-space: pre-wrap; }
   .time, .ms, .dir { color: #777; } .ok { color: #080; } .bad { color: #b00; } .pending { color: #a60; }
   h4 { margin: .6rem 0 .2rem; }
+  .rule { color: #559; }
 </style></head>
 <body>
 <h1>Provider sandbox</h1>
@@ -100,6 +103,7 @@ ${rows}</table>
 <p>${provider ? `Showing ${esc(provider)} only. <a href="/">Show all</a>.` : "Newest first."}
   <a href="/_captures${provider ? `?provider=${encodeURIComponent(provider)}` : ""}">JSON</a>.</p>
 ${panels}
+${models ?? ""}
 <form method="post" action="/_clear"><button>Clear captures</button></form>
 ${list}
 </body></html>`;

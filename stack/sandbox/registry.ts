@@ -5,6 +5,7 @@
  */
 import type { StandIn } from "./standin.ts";
 import { AnthropicStandIn } from "./providers/anthropic.ts";
+import { OpenAIStandIn } from "./providers/openai.ts";
 import { PLATFORM_DASHBOARD_PRICES, StripeStandIn } from "./providers/stripe.ts";
 import { ResendStandIn } from "./providers/resend.ts";
 import { TWILIO_SANDBOX_TOKEN, TwilioStandIn } from "./providers/twilio.ts";
@@ -22,6 +23,11 @@ export interface ProviderDefinition {
   keyEnv: string;
   /** The variable the official SDK reads for its base URL; pointed at the stand-in. */
   baseUrlEnv: string;
+  /**
+   * Appended to the stand-in's URL to make its base URL (baseUrl, given in baseUrlEnv): OpenAI's
+   * SDK wants the base with /v1. Requests still reach the stand-in with their full path.
+   */
+  basePath?: string;
   /** Given to code in keyEnv while the stand-in serves, so SDKs that demand a key start. */
   placeholderKey: string;
   /**
@@ -60,6 +66,7 @@ export interface StandInEntry {
 /** Typed access from tests: sandbox.get("anthropic") is an AnthropicStandIn. */
 export interface StandIns {
   anthropic: AnthropicStandIn;
+  openai: OpenAIStandIn;
   stripe: StripeStandIn;
   resend: ResendStandIn;
   twilio: TwilioStandIn;
@@ -78,6 +85,16 @@ export const PROVIDERS: ProviderDefinition[] = [
     baseUrlEnv: "ANTHROPIC_BASE_URL",
     placeholderKey: "sk-ant-sandbox-local-placeholder",
     create: () => new AnthropicStandIn(),
+  },
+  {
+    name: "openai",
+    title: "OpenAI API: chat completions and embeddings (any OpenAI-compatible server)",
+    keyEnv: "OPENAI_API_KEY",
+    // The official SDK reads it; the base includes /v1, as the SDK expects.
+    baseUrlEnv: "OPENAI_BASE_URL",
+    basePath: "/v1",
+    placeholderKey: "sk-openai-sandbox-local-placeholder",
+    create: () => new OpenAIStandIn(),
   },
   {
     name: "stripe",

@@ -17,6 +17,8 @@ export interface StandInRequest {
   text: string;
   /** The body as JSON, or undefined when it is not valid JSON. */
   json(): unknown;
+  /** The request's capture, for providers that note more on it (e.g. a model stand-in's rule). */
+  captured: Captured;
 }
 
 export interface FaultOptions {
@@ -62,6 +64,9 @@ export abstract class StandIn {
 
   /** The provider's error response for `status` (used for injected failures). */
   abstract errorResponse(status: number, message: string, headers?: Record<string, string>): Response;
+
+  /** Called when an injected failure (failNext) answers a request, e.g. to note it in a log of its own. */
+  protected onFault(_captured: Captured, _status: number, _message: string): void {}
 
   /** Adds the provider's signature headers to an outgoing callback. */
   protected signCallback(_url: string, _body: string, _headers: Headers): void | Promise<void> {
@@ -117,6 +122,7 @@ export abstract class StandIn {
     if (fault) {
       res = this.errorResponse(fault.status, fault.message, fault.headers);
       entry.fault = true;
+      this.onFault(entry, fault.status, fault.message);
     } else {
       let parsed: { value: unknown } | null = null;
       res = await this.route({
@@ -125,6 +131,7 @@ export abstract class StandIn {
         url,
         headers: req.headers,
         text,
+        captured: entry,
         json() {
           if (!parsed) {
             try {

@@ -398,6 +398,7 @@ export type Database = {
           message: string | null
           metadata: NonNullable<Json>
           progress: number
+          queued_at: string | null
           size_bytes: number | null
           started_at: string | null
           status: string
@@ -424,6 +425,7 @@ export type Database = {
           message?: string | null
           metadata?: NonNullable<Json>
           progress?: number
+          queued_at?: string | null
           size_bytes?: number | null
           started_at?: string | null
           status?: string
@@ -450,6 +452,7 @@ export type Database = {
           message?: string | null
           metadata?: NonNullable<Json>
           progress?: number
+          queued_at?: string | null
           size_bytes?: number | null
           started_at?: string | null
           status?: string
@@ -634,6 +637,7 @@ export type Database = {
         Row: {
           action: string
           attempt: number
+          cost_usd: number | null
           created_at: string
           error: string | null
           escalated: boolean
@@ -644,6 +648,7 @@ export type Database = {
           model: string
           ok: boolean
           output_tokens: number | null
+          provider: string | null
           purpose: string
           request_id: string | null
           task_type: string
@@ -653,6 +658,7 @@ export type Database = {
         Insert: {
           action: string
           attempt?: number
+          cost_usd?: number | null
           created_at?: string
           error?: string | null
           escalated?: boolean
@@ -663,6 +669,7 @@ export type Database = {
           model: string
           ok: boolean
           output_tokens?: number | null
+          provider?: string | null
           purpose: string
           request_id?: string | null
           task_type: string
@@ -672,6 +679,7 @@ export type Database = {
         Update: {
           action?: string
           attempt?: number
+          cost_usd?: number | null
           created_at?: string
           error?: string | null
           escalated?: boolean
@@ -682,6 +690,7 @@ export type Database = {
           model?: string
           ok?: boolean
           output_tokens?: number | null
+          provider?: string | null
           purpose?: string
           request_id?: string | null
           task_type?: string
@@ -5832,6 +5841,79 @@ export type Database = {
           message: string | null
           metadata: NonNullable<Json>
           progress: number
+          queued_at: string | null
+          size_bytes: number | null
+          started_at: string | null
+          status: string
+          storage_bucket: string | null
+          storage_path: string | null
+          updated_at: string
+          user_id: string
+          workspace_id: string | null
+        }[]
+        SetofOptions: {
+          from: "*"
+          to: "ai_jobs"
+          isOneToOne: false
+          isSetofReturn: true
+        }
+      }
+      pipeline_claim_queued_job: {
+        Args: { p_max_runs: number; p_now: string; p_stale_before: string }
+        Returns: {
+          ai_config: Json | null
+          attempts: number
+          completed_at: string | null
+          content_type: string | null
+          created_at: string
+          credit_transaction_id: string | null
+          current_stage: string | null
+          document_id: string | null
+          error: string | null
+          filename: string | null
+          heartbeat_at: string | null
+          id: string
+          job_type: string
+          message: string | null
+          metadata: NonNullable<Json>
+          progress: number
+          queued_at: string | null
+          size_bytes: number | null
+          started_at: string | null
+          status: string
+          storage_bucket: string | null
+          storage_path: string | null
+          updated_at: string
+          user_id: string
+          workspace_id: string | null
+        }[]
+        SetofOptions: {
+          from: "*"
+          to: "ai_jobs"
+          isOneToOne: false
+          isSetofReturn: true
+        }
+      }
+      pipeline_fail_abandoned_jobs: {
+        Args: { p_max_runs: number; p_now: string; p_stale_before: string }
+        Returns: {
+          ai_config: Json | null
+          attempts: number
+          completed_at: string | null
+          content_type: string | null
+          created_at: string
+          credit_transaction_id: string | null
+          current_stage: string | null
+          document_id: string | null
+          error: string | null
+          filename: string | null
+          heartbeat_at: string | null
+          id: string
+          job_type: string
+          message: string | null
+          metadata: NonNullable<Json>
+          progress: number
+          queued_at: string | null
           size_bytes: number | null
           started_at: string | null
           status: string

@@ -129,11 +129,20 @@ platformTest("a model failure ends the stream with error + done and refunds the 
   const r = await chat(p, t.member.accessToken, askIn(t.ws, "hi"));
   assert.equal(r.status, 200);
   assert.deepEqual(kinds(r.chunks), ["status", "error", "done"]);
-  assert.deepEqual(only(r.chunks, "error")[0], {
-    type: "error",
-    code: "llm_error",
-    message: "The language model answered HTTP 500",
-  });
+  const error = only(r.chunks, "error")[0] as Record<string, unknown>;
+  assert.equal(error.code, "model_unavailable");
+  assert.equal(error.message, "agent-chat: the model provider answered HTTP 500");
+  assert.deepEqual(
+    { ...(error.details as Record<string, unknown>), provider_message: undefined },
+    {
+      provider: "anthropic",
+      model: "claude-sonnet-4-6",
+      purpose: "agent-chat",
+      provider_status: 500,
+      provider_message: undefined,
+    },
+  );
+  assert.match(String((error.details as Record<string, unknown>).provider_message), /Injected failure/);
   assert.equal(await balance(p, t.member.id), 100, "refunded in full");
   const log = await p.db.query<{ metadata: Record<string, unknown> }>(
     `select metadata from public.ai_usage_logs where user_id = $1 and action = 'agent_chat'`,
@@ -144,7 +153,14 @@ platformTest("a model failure ends the stream with error + done and refunds the 
 
 platformTest("503 with a clear message when no model is configured; nothing is charged", async (p) => {
   const t = await createTeam(p);
-  const res = await runWithEnv({ ...p.env, ANTHROPIC_API_KEY: "" }, () =>
+  const noModel = {
+    ...p.env,
+    ANTHROPIC_API_KEY: "",
+    OPENAI_API_KEY: "",
+    OPENAI_BASE_URL: "",
+    LLM_PROVIDER: "",
+  };
+  const res = await runWithEnv(noModel, () =>
     app.fetch(
       new Request(`${p.url}/agent-chat`, {
         method: "POST",
@@ -154,7 +170,8 @@ platformTest("503 with a clear message when no model is configured; nothing is c
     ));
   assert.equal(res.status, 503);
   const body = await res.json();
-  assert.equal(body.code, "llm_not_configured");
+  assert.equal(body.code, "model_unavailable");
+  assert.equal(body.details.reason, "not_configured");
   assert.match(body.error, /ANTHROPIC_API_KEY/);
   assert.equal(await balance(p, t.member.id), 100);
 });

@@ -258,11 +258,15 @@ platformTest(
 
     // The model fails on the second product (after one retry): the run fails at generate, the 4
     // credits come back, no product is half-described.
-    llm.reply({ text: "A warm oak plank.", beforeReply: () => void llm.failNext(500, { times: 2 }) });
+    const described = (description: string) => ({
+      toolUse: [{ name: "write_description", input: { description } }],
+    });
+    llm.reply({ ...described("A warm oak plank."), beforeReply: () => void llm.failNext(500, { times: 2 }) });
     const failed = await runAgent(p, t.member.accessToken, { agent_id: agent.id });
     assert.equal(failed.status, 200, JSON.stringify(failed.body));
     assert.equal(failed.body.success, false);
     assert.equal(failed.body.failed_step, "generate");
+    assert.equal(failed.body.error_code, "model_unavailable");
     assert.equal(await balance(p, t.member.id), 10.5);
     const fr = await runRow(p, failed.body.run_id as string);
     assert.equal(Number(fr.credits_charged), 4);
@@ -284,7 +288,7 @@ platformTest(
 
     // Success: 2 credits per product, descriptions saved, the model given the product's facts.
     llm.reset();
-    llm.reply("A warm oak plank, oiled.", "A dark slate tile.");
+    llm.reply(described("A warm oak plank, oiled."), described("A dark slate tile."));
     const ok = await runAgent(p, t.member.accessToken, { agent_id: agent.id });
     assert.equal(ok.body.status, "completed", JSON.stringify(ok.body));
     assert.equal((ok.body.output as Json).products_described, 2);

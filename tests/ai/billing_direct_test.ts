@@ -139,6 +139,7 @@ platformTest("every billable route refuses a broke user directly (402 before any
         const form = new FormData();
         form.append("file", new File(["%PDF-1.4 x"], "a.pdf", { type: "application/pdf" }));
         form.append("workspace_id", ws);
+        form.append("defer_processing", "true"); // billing only: the pipeline's refund is not this test's
         const res = await fetch(`${p.env.AI_BACKEND_URL}${url}`, {
           method,
           headers: { authorization: `Bearer ${u.accessToken}` },
@@ -234,6 +235,7 @@ platformTest("a direct upload-async is debited once and its job linked to the de
   const form = new FormData();
   form.append("file", new File(["%PDF-1.4 catalogue"], "c.pdf", { type: "application/pdf" }));
   form.append("workspace_id", ws);
+  form.append("defer_processing", "true"); // billing only: the pipeline's refund is not this test's
   const res = await fetch(`${p.env.AI_BACKEND_URL}/api/rag/documents/upload-async`, {
     method: "POST",
     headers: { authorization: `Bearer ${u.accessToken}` },

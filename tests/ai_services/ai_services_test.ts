@@ -1,7 +1,8 @@
 /**
- * AI services and direct LLM actions through ai-gateway, with the scripted model stand-in:
- * typed outputs, malformed answers retried once then a refunded 502 (impossible page ranges and
- * invented ids count as malformed), tenancy on documents and products, consensus with escalation
+ * AI services and direct LLM actions through ai-gateway, with the scripted model stand-in
+ * (answers are calls of the tool each request forces): typed outputs, malformed answers retried
+ * once then a refunded 502 model_bad_output (impossible page ranges and invented ids count as
+ * malformed), tenancy on documents and products, consensus with escalation
  * on critical tasks, the PDF classification path and the full pipeline, the critical-task table,
  * escalation statistics from the recorded calls, and exact balances (1 credit, PDF processing 2).
  */
@@ -9,15 +10,41 @@ import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../ai/helpers.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
-import { DISCOVERY_REPLY, metadataReply, sampleCatalogue } from "../pipeline/fixture.ts";
-import { verdict } from "../pipeline/helpers.ts";
-import { billed, gateway, type Json, llm, pngBase64, RED } from "./helpers.ts";
+import { DISCOVERY, sampleCatalogue } from "../pipeline/fixture.ts";
+import { scriptFullRun } from "../pipeline/helpers.ts";
+import {
+  AI,
+  billed,
+  FAST,
+  gateway,
+  imageVerdict,
+  type Json,
+  llm,
+  pngBase64,
+  RED,
+  sent,
+  toolReply,
+} from "./helpers.ts";
 
 const docClass = (type: string, confidence = 0.9) =>
-  JSON.stringify({ document_type: type, confidence, language: "en", summary: "A document." });
+  toolReply("classify_document", { document_type: type, confidence, language: "en", summary: "A document." });
 const review = (is_valid: boolean, confidence: number) =>
-  JSON.stringify({ is_valid, quality_score: 0.7, confidence, issues: [], suggestions: ["add dimensions"] });
-const vote = (v: string) => JSON.stringify({ verdict: v, confidence: 0.8, reasoning: `it is ${v}` });
+  toolReply("review_product", {
+    is_valid,
+    quality_score: 0.7,
+    confidence,
+    issues: [],
+    suggestions: ["add dimensions"],
+  });
+const vote = (v: string) =>
+  toolReply("give_verdict", { verdict: v, confidence: 0.8, reasoning: `it is ${v}` });
+const boundaries = (input: Record<string, unknown>) => toolReply("report_product_boundaries", input);
+const groups = (input: Record<string, unknown>) => toolReply("group_items", input);
+/** The sample catalogue's products as the boundary detection answers them. */
+const DISCOVERED = boundaries({
+  ...DISCOVERY,
+  products: DISCOVERY.products.map((x) => ({ ...x, confidence: 0.9 })),
+});
 
 async function product(p: Json, ws: string, name: string): Promise<string> {
   const r = await p.db.query(
@@ -33,7 +60,7 @@ platformTest(
   async (p) => {
     const t = await createTeam(p, 20);
     const s = llm(p);
-    s.reply(`Sure! ${docClass("price_list", 0.82)}`);
+    s.reply(docClass("price_list", 0.82));
     const one = await billed(
       p,
       t.member,
@@ -57,14 +84,15 @@ platformTest(
       "certificate",
     ]]);
 
-    // An answer outside the enum is malformed: retried once, then a clear refunded error.
+    // An answer outside the enum is malformed: sent back once, then a clear refunded error.
     s.reset();
     s.reply(docClass("poem"), "{not json at all");
     const bad = await billed(p, t.member, "ai_classify_document", { content: "text" }, 1, 502);
-    assert.equal(bad.body.code, "llm_bad_reply");
+    assert.equal(bad.body.code, "model_bad_output");
     assert.equal(s.captures.requests().length, 2);
     const second = s.captures.requests()[1].body as Json;
-    assert.match(JSON.stringify(second.messages[0].content), /previous reply was rejected/);
+    assert.equal(second.tool_choice.name, "classify_document");
+    assert.match(JSON.stringify(second.messages.at(-1).content), /rejected: document_type/);
 
     await billed(p, t.member, "ai_classify_document", {}, 1, 400);
     await billed(p, t.member, "ai_classify_document", { document_id: crypto.randomUUID() }, 1, 404);
@@ -77,7 +105,7 @@ platformTest(
     const t = await createTeam(p, 20);
     const s = llm(p);
     const pages = [1, 2, 3, 4].map((n) => ({ page_number: n, text: `page ${n} text` }));
-    const good = JSON.stringify({
+    const good = boundaries({
       products: [{ name: "Slate", page_start: 3, page_end: 4, confidence: 0.9 }, {
         name: "Oak",
         page_start: 2,
@@ -87,7 +115,7 @@ platformTest(
       index_pages: [1],
     });
     // First answer has a range past the last page: malformed, retried; the second is used.
-    s.reply(JSON.stringify({ products: [{ name: "Oak", page_start: 2, page_end: 9, confidence: 1 }] }), good);
+    s.reply(boundaries({ products: [{ name: "Oak", page_start: 2, page_end: 9, confidence: 1 }] }), good);
     const r = await billed(p, t.member, "ai_detect_boundaries", { pages }, 1);
     assert.deepEqual(r.body.data.products.map((x: Json) => [x.name, x.page_start, x.page_end]), [[
       "Oak",
@@ -100,10 +128,11 @@ platformTest(
     ]]);
     assert.deepEqual(r.body.data.index_pages, [1]);
     assert.equal(s.captures.requests().length, 2);
+    assert.match(JSON.stringify((s.captures.requests()[1].body as Json).messages), /outside the given pages/);
 
     // From a PDF: the pages come from the document itself.
     s.reset();
-    s.reply(DISCOVERY_REPLY.replace(/"page_end":(\d)/g, '"page_end":$1,"confidence":0.9'));
+    s.reply(DISCOVERED);
     const fromPdf = await billed(p, t.member, "ai_detect_boundaries", {
       pdf_base64: encodeBase64(await sampleCatalogue()),
     }, 1);
@@ -130,8 +159,8 @@ platformTest(
     assert.equal(s.captures.requests().length, 0);
     // By the model: an invented id is malformed; the retry's answer is used.
     s.reply(
-      JSON.stringify({ groups: [{ product_name: "Oak", item_ids: ["c1", "c99"] }] }),
-      JSON.stringify({
+      groups({ groups: [{ product_name: "Oak", item_ids: ["c1", "c99"] }] }),
+      groups({
         groups: [{ product_name: "Oak", item_ids: ["c1"] }, {
           product_name: "Slate",
           item_ids: ["c2", "c3"],
@@ -163,7 +192,7 @@ platformTest(
     const esc = await billed(p, t.member, "ai_validate_product", { product: { name: "Mystery board" } }, 1);
     assert.equal(esc.body.data.is_valid, false);
     assert.equal(esc.body.data.escalated, true);
-    assert.equal(esc.body.data.model, "claude-opus-4-6");
+    assert.equal(esc.body.data.model, AI.classification_validation_model);
     // The member cannot validate (read) the outsider's product: 404, refunded, no model call.
     s.reset();
     await billed(p, t.member, "ai_validate_product", { product_id: theirs }, 1, 404);
@@ -199,10 +228,10 @@ platformTest("ai_consensus_validate measures agreement; a critical disagreement 
   assert.equal(d.escalated, true);
   assert.equal(d.verdict, "invalid", "the tie-breaker decides");
   assert.deepEqual(s.captures.requests().map((x) => (x.body as Json).model), [
-    "claude-sonnet-4-6",
-    "claude-opus-4-6",
-    "claude-haiku-4-5",
-    "claude-opus-4-6",
+    sent(AI.classification_primary_model),
+    sent(AI.classification_validation_model),
+    sent(FAST.classification_primary_model),
+    sent(AI.classification_validation_model),
   ]);
 
   const isCrit = await billed(p, t.member, "ai_is_critical", { task_type: "price_extraction" }, 0);
@@ -233,11 +262,11 @@ platformTest(
     const pdf = encodeBase64(await sampleCatalogue());
     s.reply(
       docClass("product_catalog", 0.95),
-      DISCOVERY_REPLY.replace(/"page_end":(\d)/g, '"page_end":$1,"confidence":0.9'),
-      verdict("material", 0.92),
-      verdict("material", 0.5),
-      verdict("material", 0.8),
-      verdict("logo", 0.97),
+      DISCOVERED,
+      imageVerdict("material", 0.92),
+      imageVerdict("material", 0.5),
+      imageVerdict("material", 0.8),
+      imageVerdict("logo", 0.97),
     );
     const r = await billed(p, t.member, "ai_process_pdf_enhanced", { pdf_base64: pdf, filename: "c.pdf" }, 2);
     const d = r.body.data;
@@ -258,15 +287,7 @@ platformTest(
 
     // mode full runs the real pipeline (six stages) and answers the completed job.
     s.reset();
-    s.reply(
-      DISCOVERY_REPLY,
-      verdict("material", 0.92),
-      verdict("material", 0.55),
-      verdict("material", 0.88),
-      verdict("logo", 0.97),
-      metadataReply("oak"),
-      metadataReply("slate"),
-    );
+    scriptFullRun(s);
     const full = await billed(p, t.member, "ai_process_pdf_enhanced", { pdf_base64: pdf, mode: "full" }, 2);
     assert.equal(full.body.data.job.status, "completed");
     assert.equal(full.body.data.job.progress, 100);
@@ -283,7 +304,7 @@ platformTest(
   async (p) => {
     const t = await createTeam(p, 20);
     const s = llm(p);
-    s.reply(JSON.stringify({
+    s.reply(toolReply("validate_image", {
       is_valid: true,
       matches_expectation: false,
       category: "material",
@@ -295,7 +316,7 @@ platformTest(
       expected_material: "oak",
     }, 1);
     assert.equal(v.body.data.matches_expectation, false);
-    assert.equal(v.body.data.model, "claude-opus-4-6");
+    assert.equal(v.body.data.model, AI.classification_validation_model);
     const ssrf = await billed(
       p,
       t.member,
@@ -307,7 +328,7 @@ platformTest(
     assert.equal(ssrf.body.code, "unsafe_url");
 
     const mine = await product(p, t.ws, "Oak Plank");
-    s.reply(JSON.stringify({
+    s.reply(toolReply("enrich_product", {
       description: "A solid oak plank.",
       materials: ["oak"],
       colors: ["natural"],
@@ -323,7 +344,7 @@ platformTest(
       .rows as Json[];
     assert.equal(row.description, "Solid oak plank", "enrichment writes nothing");
     await billed(p, t.outsider, "anthropic_enrich_product", { product_id: mine }, 1, 404);
-    s.reply("{}", "[]");
+    s.reply(toolReply("enrich_product", {}), "[]");
     const badEnrich = await billed(
       p,
       t.member,
@@ -332,7 +353,7 @@ platformTest(
       1,
       502,
     );
-    assert.equal(badEnrich.body.code, "llm_bad_reply");
+    assert.equal(badEnrich.body.code, "model_bad_output");
 
     s.reset();
     s.reply("OK");
@@ -342,7 +363,9 @@ platformTest(
     assert.ok(test.body.data.usage.input_tokens > 0);
     s.failNext(401, { message: "invalid x-api-key" });
     const down = await billed(p, t.member, "anthropic_test", { prompt: "ping" }, 1, 502);
+    assert.equal(down.body.code, "model_unavailable");
     assert.match(down.body.error, /HTTP 401/);
+    assert.equal(down.body.details.provider_message, "invalid x-api-key");
     assert.ok(!JSON.stringify(down.body).includes("sk-ant-sandbox"), "no key in errors");
 
     const h = await billed(p, t.member, "ai_services_health", {}, 0);

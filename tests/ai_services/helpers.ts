@@ -5,9 +5,15 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import type { AnthropicStandIn } from "../../stack/sandbox/providers/anthropic.ts";
+import type { AnthropicStandIn, ScriptedReply } from "../../stack/sandbox/providers/anthropic.ts";
 import type { JinaStandIn } from "../../stack/sandbox/providers/jina.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
+import { providerModel } from "../../packages/shared/llm/mod.ts";
+import {
+  AI_CONFIG_PROFILES,
+  type AiConfig,
+  DEFAULT_AI_CONFIG,
+} from "../../services/ai-backend/pipeline/config.ts";
 import { swatch } from "../pipeline/fixture.ts";
 import { balance, gateway, type GatewayAnswer } from "../ai/helpers.ts";
 
@@ -36,8 +42,20 @@ export async function pngBase64(rgb: [number, number, number], side = 32): Promi
   return encodeBase64(await swatch(side, side, rgb));
 }
 
+/** The models of the default ai_config, and of FAST_CONFIG (platform ids or model names). */
+export const AI: AiConfig = DEFAULT_AI_CONFIG;
+export const FAST: AiConfig = AI_CONFIG_PROFILES.FAST_CONFIG;
+
+/** The model id a configured model is sent to the Anthropic sandbox as. */
+export const sent = (model: string) => providerModel(model, "anthropic");
+
+/** A scripted answer of the model: one call of the tool the request forces. */
+export const toolReply = (name: string, input: Record<string, unknown>): ScriptedReply => ({
+  toolUse: [{ name, input }],
+});
+
 export const analysis = (material: string, confidence = 0.9) =>
-  JSON.stringify({
+  toolReply("analyze_image", {
     material_type: material,
     colors: ["red"],
     textures: ["smooth"],
@@ -45,6 +63,10 @@ export const analysis = (material: string, confidence = 0.9) =>
     description: `A ${material} sample.`,
     confidence,
   });
+
+/** The image-classification answer of the two-stage classification (ai/images.ts). */
+export const imageVerdict = (category: string, confidence: number) =>
+  toolReply("classify_image", { category, confidence });
 
 /** The images the messages of captured Anthropic requests carried (media types). */
 export function sentImages(s: AnthropicStandIn): string[] {

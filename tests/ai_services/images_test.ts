@@ -6,8 +6,8 @@
  * image_url goes through the SSRF-safe fetch (private, loopback and metadata addresses refused,
  * redirects re-checked); provider failures and malformed vectors are 502s, never passed on.
  *
- * Images: vision analysis (zod-validated, malformed answers retried
- * once then a refunded 502), batch analysis billed per image, search by image over the caller's
+ * Images: vision analysis (a forced analyze_image call, zod-validated, malformed answers retried
+ * once then a refunded 502 model_bad_output), batch analysis billed per image, search by image over the caller's
  * document images only, upload-and-analyze (stored privately with a record), two-stage
  * reclassification stored on the document image, and health. Balances are checked exactly.
  */
@@ -20,18 +20,23 @@ import { processSample } from "../pipeline/helpers.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
 import { cosine } from "../../packages/shared/embeddings/provider.ts";
 import {
+  AI,
   analysis,
   billed,
   BLUE,
+  FAST,
   gateway,
   imageServer,
+  imageVerdict,
   jina,
   type Json,
   llm,
   pngBase64,
   RED,
+  sent,
   sentImages,
   swatch,
+  toolReply,
 } from "./helpers.ts";
 
 const q = async (p: Json, sql: string, params: unknown[] = []) =>
@@ -80,10 +85,10 @@ platformTest(
 
     // Garbage twice: a clear error, refunded, nothing passed on.
     s.reset();
-    s.reply('{"material_type": 42}', "I cannot help with that");
+    s.reply(toolReply("analyze_image", { material_type: 42 }), "I cannot help with that");
     const bad = await billed(p, t.member, "images_analyze", { image_base64: await pngBase64(RED) }, 1, 502);
-    assert.equal(bad.body.code, "llm_bad_reply");
-    assert.match(bad.body.error, /malformed output twice/);
+    assert.equal(bad.body.code, "model_bad_output");
+    assert.match(bad.body.error, /Image analysis: the model's answer was unusable 2 times/);
     assert.equal(bad.body.data, undefined);
     assert.equal(s.captures.requests().length, 2, "retried exactly once");
     const calls = await q(
@@ -94,11 +99,13 @@ platformTest(
     );
     assert.deepEqual(calls.map((c) => [c.attempt, c.ok]).sort(), [[1, false], [2, false]]);
 
-    // A model provider failure is a refunded 502 too; an outsider's workspace is a refunded 404.
+    // A model provider failure (after the SDK's one retry) is a refunded 502 too; an outsider's
+    // workspace is a refunded 404.
     s.reset();
-    s.failNext(529);
+    s.failNext(529, { times: 2 });
     const down = await billed(p, t.member, "images_analyze", { image_base64: await pngBase64(RED) }, 1, 502);
     assert.equal(down.body.code, "model_unavailable");
+    assert.equal(down.body.details.provider_status, 529);
     await billed(
       p,
       t.outsider,
@@ -116,7 +123,7 @@ platformTest(
       400,
     );
     assert.equal(ssrf.body.code, "unsafe_url");
-    assert.equal(s.captures.requests().length, 1, "refused inputs never reach the model");
+    assert.equal(s.captures.requests().length, 2, "refused inputs never reach the model");
   },
 );
 
@@ -211,21 +218,21 @@ platformTest("images_reclassify re-runs the two-stage classification and stores 
   );
   const s = llm(p);
   // Low confidence first: the validation model is asked and decides.
-  s.reply(
-    JSON.stringify({ category: "logo", confidence: 0.4 }),
-    JSON.stringify({ category: "material", confidence: 0.88 }),
-  );
+  s.reply(imageVerdict("logo", 0.4), imageVerdict("material", 0.88));
   const r = await billed(p, t.member, "images_reclassify", { image_id: img.id }, 1);
   const d = r.body.data;
   assert.equal(d.category, "material");
   assert.equal(d.confidence, 0.88);
   assert.equal(d.validated, true);
   assert.equal(d.primary.category, "logo");
-  assert.equal(d.validation.model, "claude-opus-4-6");
+  assert.equal(d.validation.model, AI.classification_validation_model);
   assert.equal(d.is_material, true);
   const reqs = s.captures.requests();
   assert.equal(reqs.length, 2);
-  assert.deepEqual(reqs.map((x) => (x.body as Json).model), ["claude-sonnet-4-6", "claude-opus-4-6"]);
+  assert.deepEqual(reqs.map((x) => (x.body as Json).model), [
+    sent(AI.classification_primary_model),
+    sent(AI.classification_validation_model),
+  ]);
   const [row] = await q(
     p,
     `select category, confidence, classified_at, classification from public.document_images where id = $1`,
@@ -243,14 +250,14 @@ platformTest("images_reclassify re-runs the two-stage classification and stores 
   assert.equal(esc.n, 1);
   // Sure first answer: no validation call.
   s.reset();
-  s.reply(JSON.stringify({ category: "certificate", confidence: 0.95 }));
+  s.reply(imageVerdict("certificate", 0.95));
   const sure = await billed(p, t.member, "images_reclassify", {
     image_id: img.id,
     ai_config: { profile: "FAST_CONFIG" },
   }, 1);
   assert.equal(sure.body.data.validated, false);
   assert.equal(sure.body.data.is_material, false);
-  assert.equal((s.captures.requests()[0].body as Json).model, "claude-haiku-4-5");
+  assert.equal((s.captures.requests()[0].body as Json).model, sent(FAST.classification_primary_model));
   // Outsiders cannot see it (refunded 404) and change nothing.
   s.reset();
   await billed(p, t.outsider, "images_reclassify", { image_id: img.id }, 1, 404);

@@ -57,7 +57,9 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
   });
   assert.deepEqual(await rest.json(), []);
 
-  // The seeds are exactly the prompts the pipeline's code sends.
+  // The seeds are exactly the prompts the pipeline's code sends: the four the stages send through
+  // forced tool calls were replaced once by 20260221006100 (no "answer with JSON" any more), the
+  // seed kept in their history.
   const list = await gateway(p, a, "admin_prompts_list", {});
   assert.equal(list.status, 200, JSON.stringify(list.body));
   assert.equal(list.body.data.total, PROMPT_DEFAULTS.length);
@@ -65,8 +67,16 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     const row = list.body.data.prompts.find((x: Json) => x.stage === d.stage && x.category === d.category);
     assert.ok(row, `${d.stage}/${d.category} is seeded`);
     assert.equal(row.prompt_text, d.prompt_text, `${d.stage}/${d.category} seed = code default`);
-    assert.deepEqual([row.version, row.is_default, row.updated_by], [1, true, null]);
+    assert.doesNotMatch(row.prompt_text, /JSON/);
+    assert.deepEqual([row.version, row.is_default, row.updated_by], [d.stage === "ocr" ? 1 : 2, true, null]);
   }
+  const discoveryRow = list.body.data.prompts.find((x: Json) => x.category === "product_discovery");
+  const seeded = await gateway(p, a, "admin_prompts_history", { prompt_id: discoveryRow.id });
+  assert.deepEqual(
+    seeded.body.data.history.map((x: Json) => [x.version, x.change_reason, x.replaced_by]),
+    [[1, "seeded from the pipeline's defaults", null]],
+  );
+  assert.match(seeded.body.data.history[0].prompt_text, /Answer with one JSON object/);
   const classify = await gateway(p, a, "admin_prompts_list", {});
   assert.ok(classify.body.data.prompts.some((x: Json) => x.category === "image_validation"));
   const byStage = await get(p, a, "/api/admin/prompts?stage=classify-images");
@@ -80,8 +90,8 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     category: "product_metadata",
   });
   assert.equal(one.status, 200);
-  const promptId = one.body.data.id;
   assert.equal(one.body.data.name, "Product metadata extraction");
+  const ocrId = list.body.data.prompts.find((x: Json) => x.category === "image_text").id;
   assert.equal(
     (await gateway(p, a, "admin_prompts_get", { stage: "extract", category: "nope" })).status,
     404,
@@ -105,8 +115,8 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
 
   // Two updates: versions 2 and 3, the replaced versions in the history with who/when/why.
   const v2 = await gateway(p, a, "admin_prompts_update", {
-    stage: "extract-metadata",
-    category: "product_metadata",
+    stage: "ocr",
+    category: "image_text",
     prompt_text: "Answer the attributes as JSON lists. Version two.",
     change_reason: "shorter prompt",
   });
@@ -122,8 +132,8 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
   );
   assert.equal(v2.body.data.updated_by, admin.id);
   const same = await gateway(p, a, "admin_prompts_update", {
-    stage: "extract-metadata",
-    category: "product_metadata",
+    stage: "ocr",
+    category: "image_text",
     prompt_text: "Answer the attributes as JSON lists. Version two.",
     change_reason: "again",
   });
@@ -133,20 +143,20 @@ platformTest("prompts: admins only; list, get, versioned update with history, an
     "no-op makes no version",
   );
   const v3 = await gateway(p, a, "admin_prompts_update", {
-    stage: "extract-metadata",
-    category: "product_metadata",
+    stage: "ocr",
+    category: "image_text",
     prompt_text: "You list product attributes (dimensions, colors, materials...) as one JSON object. V3.",
     change_reason: "name the lists",
   });
   assert.equal(v3.body.data.version, 3);
 
-  const history = await gateway(p, a, "admin_prompts_history", { prompt_id: promptId });
+  const history = await gateway(p, a, "admin_prompts_history", { prompt_id: ocrId });
   assert.equal(history.status, 200, JSON.stringify(history.body));
   const h = history.body.data;
   assert.equal(h.current_version, 3);
   assert.deepEqual(h.history.map((x: Json) => x.version), [2, 1]);
   const [h2, h1] = h.history;
-  assert.equal(h1.prompt_text, PROMPT_DEFAULTS.find((d) => d.category === "product_metadata")!.prompt_text);
+  assert.equal(h1.prompt_text, PROMPT_DEFAULTS.find((d) => d.category === "image_text")!.prompt_text);
   assert.deepEqual([h1.created_by, h1.change_reason, h1.replaced_by], [
     null,
     "seeded from the pipeline's defaults",
@@ -226,11 +236,14 @@ platformTest("an updated prompt is what the pipeline sends; prompt tests run it 
     "claude-haiku-4-5",
     "given",
   ]);
-  // A model failure is a 502 naming it, and recorded.
-  s.failNext(529, { message: "Overloaded" });
+  // A model failure (the provider answers 529 twice: the layer's retry fails too) is the model
+  // layer's 502 model_unavailable, and recorded.
+  s.failNext(529, { message: "Overloaded", times: 2 });
   const failed = await gateway(p, a, "admin_prompts_test", { prompt_text: "x", input: "y" });
   assert.equal(failed.status, 502, JSON.stringify(failed.body));
-  assert.match(failed.body.error, /language model failed/);
+  assert.equal(failed.body.code, "model_unavailable");
+  assert.match(failed.body.error, /Prompt test: the model provider answered HTTP 529/);
+  assert.equal(s.pendingFaults, 0);
   const bad = await gateway(p, a, "admin_prompts_test", { input: "y" });
   assert.equal(bad.status, 400);
 

@@ -75,9 +75,11 @@ platformTest("admin system: normal users get 403; health, metrics and packages a
   assert.deepEqual([h.checks.llm.configured, h.checks.llm.reachable], [true, true]);
   assert.deepEqual([h.checks.embeddings.reachable, h.checks.embeddings.dimensions], [true, 1024]);
   assert.equal(typeof h.checks.job_queue.pending, "number");
-  assert.ok(s.captures.requests().some((r) => r.path.endsWith("/count_tokens")), "the LLM was probed");
-  // An unreachable model degrades the report and names the failure.
-  s.failNext(529, { message: "Overloaded" });
+  const probes = s.captures.requests().filter((r) => r.path.endsWith("/messages"));
+  assert.deepEqual(probes.map((r) => (r.body as Json).max_tokens), [1], "the LLM was probed with one token");
+  assert.equal(h.checks.llm.model, "claude-sonnet-4-6");
+  // An unreachable model (the layer's retry fails too) degrades the report and names the failure.
+  s.failNext(529, { message: "Overloaded", times: 2 });
   const degraded = await gateway(p, a, "admin_system_health", {});
   assert.equal(degraded.body.data.status, "degraded");
   assert.equal(degraded.body.data.checks.llm.reachable, false);
@@ -101,6 +103,7 @@ platformTest("a failed upload-async job is refunded exactly once; metrics count 
   await grant(p, u.id, 5);
   const form = new FormData();
   form.append("file", new File([new TextEncoder().encode("not a pdf at all")], "notes.pdf"));
+  form.append("defer_processing", "true"); // run by resume below
   const up = await fetch(`${p.url}/functions/v1/ai-gateway`, {
     method: "POST",
     headers: { authorization: `Bearer ${u.accessToken}` },
@@ -306,8 +309,12 @@ platformTest("test product, OCR and product embeddings do real work", async (p) 
   assert.deepEqual([row.ocr_text, row.ocr_model], ["OAK FLOOR NATUR\n20 mm", "claude-sonnet-4-6"]);
   assert.ok(row.ocr_at);
   assert.equal((await gateway(p, a, "admin_process_ocr", { image_id: crypto.randomUUID() })).status, 404);
-  s.failNext(500);
-  assert.equal((await gateway(p, a, "admin_process_ocr", { image_id: img.id })).status, 502);
+  // The provider fails twice (the layer's retry too): 502 model_unavailable, the row keeps its text.
+  s.failNext(500, { times: 2 });
+  const down = await gateway(p, a, "admin_process_ocr", { image_id: img.id });
+  assert.deepEqual([down.status, down.body.code], [502, "model_unavailable"], JSON.stringify(down.body));
+  const [kept] = await q(p, `select ocr_text from public.document_images where id = $1`, [img.id]);
+  assert.equal(kept.ocr_text, "OAK FLOOR NATUR\n20 mm");
 
   // Product embeddings: bounded batches, only what is missing or changed.
   await q(

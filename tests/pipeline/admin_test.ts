@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createUser, platformTest, setPlatformRole } from "../helpers/platform.ts";
 import { grant } from "../ai/helpers.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
-import { get, type Json, llm, post, processSample, q, scriptFullRun, verdict } from "./helpers.ts";
+import { get, type Json, llm, post, processSample, q, scriptFullRun, verdictCall } from "./helpers.ts";
 import { sampleCatalogue } from "./fixture.ts";
 
 platformTest("the uploader reads documents, content, chunks, images, products and embeddings", async (p) => {
@@ -161,6 +161,7 @@ platformTest("each stage runs alone at /api/internal/<stage>/{job_id} for platfo
   await setPlatformRole(p, admin.id, "admin");
   const form = new FormData();
   form.append("file", new File([await sampleCatalogue() as Uint8Array<ArrayBuffer>], "c.pdf"));
+  form.append("defer_processing", "true"); // stepped through by hand below
   const up = await fetch(`${aiBackendOf(p).url}/api/rag/documents/upload-async`, {
     method: "POST",
     headers: { authorization: `Bearer ${u.accessToken}` },
@@ -198,7 +199,7 @@ platformTest("each stage runs alone at /api/internal/<stage>/{job_id} for platfo
 
   // A stage's ai_config: the FAST profile classifies with its own models.
   const s = llm(p);
-  s.reply(verdict("material", 0.9), verdict("material", 0.9), verdict("logo", 0.9));
+  s.reply(verdictCall("material", 0.9), verdictCall("material", 0.9), verdictCall("logo", 0.9));
   const fast = await post(p, admin.accessToken, `/api/internal/classify-images/${jobId}`, {
     ai_config: { profile: "FAST_CONFIG" },
   });

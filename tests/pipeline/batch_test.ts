@@ -10,16 +10,17 @@ import type { Platform } from "../../stack/platform.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { grant } from "../ai/helpers.ts";
 import { makePdf } from "../ai/pdf_fixture.ts";
-import { type Json, llm, q } from "./helpers.ts";
+import { discoveryCall, type Json, llm, q } from "./helpers.ts";
 
 /** A text-only catalogue page: discovery finds nothing, so one model call per document. */
-const NOTHING_FOUND = JSON.stringify({ products: [], index_pages: [] });
+const NOTHING_FOUND = discoveryCall({ products: [], index_pages: [] });
 
 async function uploadDocs(p: Platform, token: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const form = new FormData();
     form.append("file", new File([makePdf([[`Price sheet ${i}`, "Grout 5 kg bag"]])], `sheet-${i}.pdf`));
+    form.append("defer_processing", "true"); // the batch runs them, with its options
     const res = await fetch(`${aiBackendOf(p).url}/api/rag/documents/upload-async`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}` },
@@ -106,7 +107,7 @@ platformTest("cancelling a batch stops its queued documents; the running one fin
   const docs = await uploadDocs(p, u.accessToken, 5);
   let cancelled: Json = null;
   s.reply({
-    text: NOTHING_FOUND,
+    ...NOTHING_FOUND,
     beforeReply: async () => {
       const [b] = await q(p, `select id from public.pdf_batches where user_id = $1`, [u.id]);
       cancelled = await batch(p, u.accessToken, "DELETE", `?batchId=${b.id}`);

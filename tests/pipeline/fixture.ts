@@ -80,13 +80,22 @@ export async function sampleCatalogue(): Promise<Uint8Array> {
   ]);
 }
 
-export const DISCOVERY_REPLY = JSON.stringify({
+/** What the discovery model finds in the sample catalogue. */
+export const DISCOVERY = {
   products: [
     { name: "Oak Floor Natur", page_start: 2, page_end: 2 },
     { name: "Slate Tile Anthracite", page_start: 3, page_end: 4 },
   ],
   index_pages: [1],
-});
+};
+/** The same as JSON text (tests/ai_services scripts it for its own calls). */
+export const DISCOVERY_REPLY = JSON.stringify(DISCOVERY);
 
-export const metadataReply = (material: string) =>
-  JSON.stringify({ materials: [material], colors: ["natural"], certifications: [], dimensions: ["varies"] });
+/** A product's metadata as the metadata model answers it. */
+export const metadataOf = (material: string) => ({
+  materials: [material],
+  colors: ["natural"],
+  certifications: [],
+  dimensions: ["varies"],
+});
+export const metadataReply = (material: string) => JSON.stringify(metadataOf(material));

@@ -1,12 +1,12 @@
 /**
  * Shared steps of the pipeline tests: the scripted LLM stand-in, the replies of one full run of
- * the sample catalogue, backend calls and row counts.
+ * the sample catalogue (forced tool calls of the stages' tools), backend calls and row counts.
  */
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import type { Platform } from "../../stack/platform.ts";
 import type { AnthropicStandIn } from "../../stack/sandbox/providers/anthropic.ts";
 import { encodeBase64 } from "../../services/ai-backend/pipeline/base64.ts";
-import { DISCOVERY_REPLY, metadataReply, sampleCatalogue } from "./fixture.ts";
+import { DISCOVERY, metadataOf, sampleCatalogue } from "./fixture.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Json = any;
@@ -17,19 +17,27 @@ export function llm(p: Platform): AnthropicStandIn {
   return s;
 }
 
+/** A verdict as JSON text (tests/ai_services scripts it for its own calls). */
 export const verdict = (category: string, confidence: number) => JSON.stringify({ category, confidence });
+
+/** The stages' answers as the forced tool calls the pipeline makes (extract.ts, classify_images.ts, extract_metadata.ts). */
+export const call = (name: string, input: Record<string, unknown>) => ({ toolUse: [{ name, input }] });
+export const discoveryCall = (found: Record<string, unknown> = DISCOVERY) => call("report_products", found);
+export const verdictCall = (category: string, confidence: number) =>
+  call("classify_image", { category, confidence });
+export const metadataCall = (material: string) => call("report_product_metadata", metadataOf(material));
 
 /** The replies of one full run of the sample catalogue, in call order. */
 export function scriptFullRun(s: AnthropicStandIn, onCall: () => Promise<void> = () => Promise.resolve()) {
-  const r = (text: string) => ({ text, beforeReply: onCall });
+  const r = (reply: ReturnType<typeof call>) => ({ ...reply, beforeReply: onCall });
   s.reply(
-    r(DISCOVERY_REPLY),
-    r(verdict("material", 0.92)), // page-2-image-1: oak swatch, sure
-    r(verdict("material", 0.55)), // page-3-image-1: unsure, so the validation model decides
-    r(verdict("material", 0.88)),
-    r(verdict("logo", 0.97)), // page-3-image-2: a logo, not kept by focused extraction
-    r(metadataReply("oak")),
-    r(metadataReply("slate")),
+    r(discoveryCall()),
+    r(verdictCall("material", 0.92)), // page-2-image-1: oak swatch, sure
+    r(verdictCall("material", 0.55)), // page-3-image-1: unsure, so the validation model decides
+    r(verdictCall("material", 0.88)),
+    r(verdictCall("logo", 0.97)), // page-3-image-2: a logo, not kept by focused extraction
+    r(metadataCall("oak")),
+    r(metadataCall("slate")),
   );
 }
 

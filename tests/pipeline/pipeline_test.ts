@@ -4,7 +4,8 @@
  * the six stages with the scripted LLM stand-in; progress only rises; chunks stay inside product
  * boundaries and skip the index page; images land in material-images with five unit 768-d
  * embeddings. A run killed mid-stage is taken over only once its heartbeat is stale and finishes
- * without duplicate rows; a flaky model call is retried with 2^attempt s backoff.
+ * without duplicate rows; a failing stage is retried with 2^attempt s backoff (model failures are
+ * not: the model layer retried them already, tests/llm/pipeline_failures_test.ts).
  */
 import assert from "node:assert/strict";
 import { createClient } from "@supabase/supabase-js";
@@ -14,8 +15,18 @@ import { grant } from "../ai/helpers.ts";
 import { encodeBase64 } from "../../services/ai-backend/pipeline/base64.ts";
 import { runJob } from "../../services/ai-backend/pipeline/run.ts";
 import { LocalHashEmbeddings } from "../../packages/shared/embeddings/mod.ts";
-import { DISCOVERY_REPLY, metadataReply, sampleCatalogue } from "./fixture.ts";
-import { documentCounts, type Json, llm, post, q, scriptFullRun, verdict } from "./helpers.ts";
+import { sampleCatalogue } from "./fixture.ts";
+import {
+  discoveryCall,
+  documentCounts,
+  type Json,
+  llm,
+  metadataCall,
+  post,
+  q,
+  scriptFullRun,
+  verdictCall,
+} from "./helpers.ts";
 
 platformTest("a catalogue PDF goes through all six stages with monotonic progress", async (p) => {
   const s = llm(p);
@@ -182,12 +193,13 @@ platformTest("a run killed mid-stage resumes from its last checkpoint without du
   const s = llm(p);
   const u = await createUser(p, "pipeline-kill");
   await grant(p, u.id, 10);
-  // Stored through upload-async (a pending job), then picked up by the runner.
+  // Stored through upload-async (a pending job, deferred: this test runs it), then run here.
   const form = new FormData();
   form.append(
     "file",
     new File([await sampleCatalogue() as Uint8Array<ArrayBuffer>], "c.pdf", { type: "application/pdf" }),
   );
+  form.append("defer_processing", "true");
   const up = await fetch(`${aiBackendOf(p).url}/api/rag/documents/upload-async`, {
     method: "POST",
     headers: { authorization: `Bearer ${u.accessToken}` },
@@ -207,13 +219,13 @@ platformTest("a run killed mid-stage resumes from its last checkpoint without du
     sleep: () => Promise.resolve(),
   };
   s.reply(
-    DISCOVERY_REPLY,
-    verdict("material", 0.92),
-    verdict("material", 0.9),
-    verdict("logo", 0.97),
-    metadataReply("oak"),
-    // The process dies while the second product's metadata is being written.
-    { text: metadataReply("slate"), beforeReply: () => kill.abort() },
+    discoveryCall(),
+    verdictCall("material", 0.92),
+    verdictCall("material", 0.9),
+    verdictCall("logo", 0.97),
+    metadataCall("oak"),
+    // The process dies while the second product's metadata is being asked for.
+    { ...metadataCall("slate"), beforeReply: () => kill.abort() },
   );
   const killed = await runJob({ ...deps, signal: kill.signal }, jobId);
   assert.equal(killed.status, "processing");
@@ -233,7 +245,7 @@ platformTest("a run killed mid-stage resumes from its last checkpoint without du
   await q(p, `update public.ai_jobs set heartbeat_at = $2 where id = $1`, [jobId, t0.toISOString()]);
 
   // Later, with the heartbeat stale, resume takes over: only extract-metadata onward runs.
-  s.reply(metadataReply("oak"), metadataReply("slate"));
+  s.reply(metadataCall("oak"), metadataCall("slate"));
   const done = await runJob(deps, jobId);
   assert.equal(done.status, "completed", done.message ?? "");
   assert.equal(done.progress, 100);
@@ -247,12 +259,12 @@ platformTest("a run killed mid-stage resumes from its last checkpoint without du
 
   // Restart from scratch gives the same rows again, once.
   s.reply(
-    DISCOVERY_REPLY,
-    verdict("material", 0.92),
-    verdict("material", 0.9),
-    verdict("logo", 0.97),
-    metadataReply("oak"),
-    metadataReply("slate"),
+    discoveryCall(),
+    verdictCall("material", 0.92),
+    verdictCall("material", 0.9),
+    verdictCall("logo", 0.97),
+    metadataCall("oak"),
+    metadataCall("slate"),
   );
   const restarted = await post(p, u.accessToken, `/api/rag/jobs/${jobId}/restart`);
   assert.equal(restarted.status, 200, JSON.stringify(restarted.body));
@@ -260,7 +272,7 @@ platformTest("a run killed mid-stage resumes from its last checkpoint without du
   assert.deepEqual(await documentCounts(p, restarted.body.document_id), after);
 });
 
-platformTest("a failing model call is retried with 2^attempt s backoff, then fails the job", async (p) => {
+platformTest("a failing stage is retried with 2^attempt s backoff, then fails the job", async (p) => {
   const s = llm(p);
   const u = await createUser(p, "pipeline-retry");
   await grant(p, u.id, 10);
@@ -269,6 +281,7 @@ platformTest("a failing model call is retried with 2^attempt s backoff, then fai
     "file",
     new File([await sampleCatalogue() as Uint8Array<ArrayBuffer>], "c.pdf", { type: "application/pdf" }),
   );
+  form.append("defer_processing", "true");
   const up = await fetch(`${aiBackendOf(p).url}/api/rag/documents/upload-async`, {
     method: "POST",
     headers: { authorization: `Bearer ${u.accessToken}` },
@@ -277,26 +290,42 @@ platformTest("a failing model call is retried with 2^attempt s backoff, then fai
   const jobId = (await up.json()).job_id as string;
   const service = createClient(p.url, p.config.serviceRoleKey, { auth: { persistSession: false } });
   const waits: number[] = [];
+  // The text embedding provider is down: create-chunks fails on every attempt.
+  const local = new LocalHashEmbeddings();
+  let embedCalls = 0;
   const deps = {
     db: service,
-    textEmbeddings: new LocalHashEmbeddings(),
+    textEmbeddings: {
+      name: local.name,
+      model: local.model,
+      dimensions: local.dimensions,
+      embed: () => {
+        embedCalls++;
+        return Promise.reject(new Error("embedding provider unreachable"));
+      },
+    },
     secrets: (n: string) => p.env[n],
     sleep: (ms: number) => {
       waits.push(ms);
       return Promise.resolve();
     },
   };
-  // Discovery: overloaded, then a reply that is not JSON, then a good one; then classification
-  // of the first image fails three times.
-  s.failNext(529).reply("not json at all", {
-    text: DISCOVERY_REPLY,
-    beforeReply: () => void s.failNext(500, { times: 3 }),
-  });
+  scriptFullRun(s);
   const job = await runJob(deps, jobId);
-  assert.deepEqual(waits, [2000, 4000, 2000, 4000]);
+  assert.deepEqual(waits, [2000, 4000]);
+  assert.equal(embedCalls, 3);
   assert.equal(job.status, "failed");
-  assert.equal(job.current_stage, "classify-images");
-  assert.match(job.error ?? "", /classify-images failed after 3 attempts/);
-  const cps = await q(p, `select stage from public.ai_job_checkpoints where job_id = $1`, [jobId]);
-  assert.deepEqual(cps.map((c) => c.stage), ["extract"]);
+  assert.equal(job.current_stage, "create-chunks");
+  assert.match(job.error ?? "", /create-chunks failed after 3 attempts: embedding provider unreachable/);
+  assert.equal(job.metadata.error_code, undefined, "not a coded failure");
+  const cps = await q(p, `select stage from public.ai_job_checkpoints where job_id = $1 order by progress`, [
+    jobId,
+  ]);
+  assert.deepEqual(cps.map((c) => c.stage), [
+    "extract",
+    "classify-images",
+    "upload-images",
+    "save-images-db",
+    "extract-metadata",
+  ]);
 });

@@ -1,8 +1,9 @@
 /**
  * ai-rerank over HTTP (spec "Re-rank"), with the Anthropic stand-in scripted: a good order is
  * applied (maxResults, explanations, usage and cost from tokens), a partial, a duplicated, an
- * invented and an unreadable order all keep the input order with a warning (nothing dropped or
- * added), only the two allowed models pass, input bounds are 400s, a model failure is a 502, and
+ * invented and an unreadable order are each sent back once and the corrected order used with a
+ * warning (nothing dropped or added; twice unusable is model_bad_output, tests/llm), only the two
+ * allowed models pass, input bounds are 400s, a model failure is a 502 model_unavailable, and
  * the public endpoint is rate-limited per client address (the TCP peer the gateway vouches for,
  * whatever X-Forwarded-For / X-Real-IP the client writes) and by a global budget of model calls
  * (429 with Retry-After). Requests come from distinct loopback addresses (127.0.0.x, all
@@ -119,9 +120,10 @@ platformTest(
 );
 
 platformTest(
-  "partial, duplicated, invented and unreadable orders keep the input order with a warning",
+  "partial, duplicated, invented and unreadable orders are sent back once: the corrected order is used, with a warning",
   async (p) => {
     const s = llm(p);
+    const good = tool({ ranked_ids: ["p4", "p1", "p2", "p3"], explanations: { p4: "Grout first" } });
     const cases: [string, unknown, RegExp][] = [
       ["partial", tool({ ranked_ids: ["p2", "p1"] }), /2 id\(s\) missing \(p3, p4\)/],
       ["duplicated", tool({ ranked_ids: ["p2", "p2", "p1", "p3", "p4"] }), /1 id\(s\) duplicated \(p2\)/],
@@ -130,25 +132,28 @@ platformTest(
         tool({ ranked_ids: ["p2", "p1", "p3", "p9"] }),
         /1 id\(s\) missing \(p4\); 1 unknown id\(s\) \(p9\)/,
       ],
-      ["not a list", tool({ ranked_ids: "p2,p1,p3,p4" }), /has no list of ids/],
-      ["prose", "I think p2 is best, then p1.", /could not be read as an order/],
+      ["not a list", tool({ ranked_ids: "p2,p1,p3,p4" }), /ranked_ids/],
+      ["prose", "I think p2 is best, then p1.", /did not call submit_ranking/],
     ];
     for (const [name, reply, why] of cases) {
-      s.reply(reply as never);
+      s.reset();
+      s.reply(reply as never, good);
       const r = await rerank(p, { query: "tiles", results: RESULTS, includeExplanations: true });
-      assert.equal(r.status, 200, name);
-      assert.deepEqual(r.body.rerankedResults, RESULTS, name);
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(
+        r.body.rerankedResults.map((x: { id: string }) => x.id),
+        ["p4", "p1", "p2", "p3"],
+        name,
+      );
       assert.equal(r.body.warnings.length, 1, name);
       assert.match(r.body.warnings[0], why, name);
-      assert.match(r.body.warnings[0], /input order is kept/, name);
-      assert.deepEqual(r.body.explanations, {}, name);
-      assert.ok(r.body.usage.inputTokens > 0, name);
+      assert.match(r.body.warnings[0], /corrected order is used/, name);
+      assert.deepEqual(r.body.explanations, { p4: "Grout first" }, name);
+      // The second ask quoted the problem back to the model.
+      const sent = s.captures.requests();
+      assert.equal(sent.length, 2, name);
+      assert.match(JSON.stringify((sent[1].body as { messages: unknown[] }).messages.slice(1)), why, name);
     }
-    // A JSON order in a text reply (no tool call) is read like the tool input.
-    s.reply('Here you go: {"ranked_ids": ["p4", "p1", "p2", "p3"]}');
-    const text = await rerank(p, { query: "tiles", results: RESULTS });
-    assert.deepEqual(text.body.rerankedResults.map((x: { id: string }) => x.id), ["p4", "p1", "p2", "p3"]);
-    assert.deepEqual(text.body.warnings, []);
   },
 );
 
@@ -186,8 +191,9 @@ platformTest("bad input is a 400 naming the problem; a model failure is a 502", 
   s.failNext(529, { message: "Overloaded", times: 2 });
   const down = await rerank(p, { query: "x", results: RESULTS });
   assert.equal(down.status, 502);
-  assert.equal(down.body.code, "rerank_model_failed");
+  assert.equal(down.body.code, "model_unavailable");
   assert.match(down.body.error, /HTTP 529/);
+  assert.equal(down.body.details.provider_status, 529);
 });
 
 platformTest(

@@ -333,6 +333,6 @@ platformTest("functions are pointed at the sandbox through their environment", a
   );
   assert.match(
     (msg.content[0] as { text: string }).text,
-    /local Anthropic sandbox replying to: "who are you\?"/,
+    /local sandbox model replying to: "who are you\?"/,
   );
 });

@@ -25,8 +25,9 @@ async function finished(p: Platform, sessionId: string): Promise<string> {
 
 const llmOf = (p: Platform) => p.sandbox!.get("anthropic");
 const modelCalls = (p: Platform) => llmOf(p).captures.requests().length;
-const materials = (name: string) =>
-  JSON.stringify({ materials: [{ name, price: "41.00", currency: "EUR" }] });
+const materials = (name: string) => ({
+  toolUse: [{ name: "submit_materials", input: { materials: [{ name, price: "41.00", currency: "EUR" }] } }],
+});
 const ledger = (p: Platform, userId: string) =>
   q(
     p,
@@ -60,7 +61,12 @@ platformTest(
     assert.deepEqual(await ledger(p, u.id), []);
 
     await grant(p, u.id, 5);
-    llm.reply(JSON.stringify({ fields: [{ name: "wood", type: "string", description: "Wood species" }] }));
+    llm.reply({
+      toolUse: [{
+        name: "submit_fields",
+        input: { fields: [{ name: "wood", type: "string", description: "Wood species" }] },
+      }],
+    });
     const ok = await call(p, "suggest-fields", u.accessToken, body);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.llmUsed, true);
@@ -72,8 +78,9 @@ platformTest(
     llm.failNext(500, { times: 2 });
     const failed = await call(p, "suggest-fields", u.accessToken, body);
     assert.equal(failed.status, 502, JSON.stringify(failed.body));
-    assert.equal(failed.body.code, "llm_error");
-    assert.match(failed.body.error, /Injected failure/);
+    assert.equal(failed.body.code, "model_unavailable");
+    assert.match(failed.body.error, /answered HTTP 500/);
+    assert.equal(failed.body.details.provider_status, 500);
     assert.equal(await balance(p, u.id), 4);
     const rows = await ledger(p, u.id);
     assert.deepEqual(rows.map((r: Json) => [r.action, r.amount]), [
@@ -142,7 +149,7 @@ platformTest(
     const failed = await scrape(textPage, options);
     assert.equal(failed.status, 200, JSON.stringify(failed.body));
     assert.equal(failed.body.success, false);
-    assert.match(failed.body.error, /Injected failure/);
+    assert.match(failed.body.error, /Scraping page extraction: the model provider answered HTTP 500/);
     assert.equal(await balance(p, u.id), 2, "the failed model call is refunded");
     assert.deepEqual((await ledger(p, u.id)).map((r: Json) => [r.action, r.amount]), [
       ["scraping_page_extraction", -1],

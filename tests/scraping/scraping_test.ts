@@ -17,8 +17,12 @@ import { call, createSession, flakyProducts, gateway, type Json, q, siteFor } fr
 // This module drives scrape-session-manager-tick by hand: the real per-minute tick must not claim its work.
 pauseCronJobsInModule("scrape-session-manager-tick");
 
-const llmAnswer = (name: string, price: string) =>
-  JSON.stringify({ materials: [{ name, price, currency: "EUR", description: "Solid oak plank" }] });
+const llmAnswer = (name: string, price: string) => ({
+  toolUse: [{
+    name: "submit_materials",
+    input: { materials: [{ name, price, currency: "EUR", description: "Solid oak plank" }] },
+  }],
+});
 
 async function settled(sessionId: string) {
   const run = activeRuns.get(sessionId);
@@ -332,7 +336,12 @@ platformTest(
     llm.reset();
     llm.reply(
       "Sure! Here are the products: none",
-      JSON.stringify({ materials: [{ name: "Oak Plank 1", price: 41, finish: "brushed" }] }),
+      {
+        toolUse: [{
+          name: "submit_materials",
+          input: { materials: [{ name: "Oak Plank 1", price: 41, finish: "brushed" }] },
+        }],
+      },
     );
     const schema = {
       type: "object",
@@ -353,7 +362,8 @@ platformTest(
     const second = sent[1].body as Json;
     assert.equal(second.system, "You are precise.");
     assert.match(second.messages[0].content, /Extract oak planks/);
-    assert.match(second.messages[2].content, /not valid/);
+    assert.deepEqual(second.tool_choice, { type: "tool", name: "submit_materials" });
+    assert.match(second.messages[2].content, /rejected: the model did not call submit_materials/);
     const [m] = await q(
       p,
       `select name, price::text, data from public.scraped_materials_temp where page_id = $1`,
@@ -365,7 +375,9 @@ platformTest(
 
     // Twice malformed (the second misses a required field of the schema): the page fails, reported.
     llm.reset();
-    llm.reply("not json", JSON.stringify({ materials: [{ name: "Oak Plank 2" }] }));
+    llm.reply("not json", {
+      toolUse: [{ name: "submit_materials", input: { materials: [{ name: "Oak Plank 2" }] } }],
+    });
     const bad = await call(p, "scrape-single-page", owner.accessToken, {
       pageUrl: `${site.origin}/text/2`,
       sessionId: session.id,
@@ -374,7 +386,7 @@ platformTest(
     });
     assert.equal(bad.status, 200);
     assert.equal(bad.body.success, false);
-    assert.match(bad.body.error, /not valid twice: materials\.0\.finish/);
+    assert.match(bad.body.error, /answer was unusable 2 times \(materials\.0\.finish/);
     const [page] = await q(p, `select status, error from public.scraping_pages where id = $1`, [
       session.pages[2].id,
     ]);
@@ -632,11 +644,12 @@ platformTest("batch updates, field templates, suggest-fields and the process act
   // suggest-fields: structured fields first, then the model's.
   const llm = p.sandbox!.get("anthropic");
   llm.reset();
-  llm.reply(
-    JSON.stringify({
-      fields: [{ name: "glaze", type: "string", description: "Glaze type", example: "matt" }],
-    }),
-  );
+  llm.reply({
+    toolUse: [{
+      name: "submit_fields",
+      input: { fields: [{ name: "glaze", type: "string", description: "Glaze type", example: "matt" }] },
+    }],
+  });
   const sug = await call(p, "suggest-fields", owner.accessToken, {
     url: `${site.origin}/tiles/4`,
     context: "wall tiles",

@@ -297,7 +297,7 @@ platformTest(
     const a2 = await settled(p, r2.body.data.article_id);
     assert.equal(a2.status, "failed");
     assert.equal(a2.error_stage, "write");
-    assert.match(a2.error, /llm_malformed_output/);
+    assert.match(a2.error, /model_bad_output/);
     assert.equal(a2.draft, null);
     for (const f of ["title", "content_markdown", "content_html", "slug", "schema_markup", "completed_at"]) {
       assert.equal(a2[f], null, f);
@@ -314,7 +314,7 @@ platformTest(
     anthropic.failNext(500, { times: 2 });
     const r3 = await post(p, "seo-pipeline", user.accessToken, pipelineBody());
     assert.equal(r3.status, 502);
-    assert.equal(r3.body.code, "llm_error");
+    assert.equal(r3.body.code, "model_unavailable");
     assert.equal((await row(p, r3.body.details.article_id)).error_stage, "plan");
     assert.equal(await balance(p, user.id), 30 - 3 - 2, "r3's research was delivered");
     const ledger = await seoLedger(p, user.id);
@@ -452,10 +452,11 @@ platformTest("a worker declared dead that wakes up cannot overwrite the run or i
   let froze = false;
   let sweep: Promise<{ status: number; body: Json }> | null = null;
   // The first worker's plan call "freezes" (stale heartbeat) while a sweep takes the run over.
-  // The stand-in answers in arrival-of-answer order: the sweeper's plan call, answered first,
-  // gets this reply; the woken worker then gets the script's plan, whose checkpoint is refused.
+  // The stand-in takes scripted replies in arrival order: the first worker's plan call takes this
+  // one and waits in beforeReply; the sweeper then runs the script's stages to the end, and the
+  // woken worker's plan (this reply) is refused at its checkpoint.
   anthropic.reply({
-    toolUse: [{ name: "submit_plan", input: { ...planInput(KW), title: "The plan answered first" } }],
+    toolUse: [{ name: "submit_plan", input: { ...planInput(KW), title: "The woken worker's plan" } }],
     beforeReply: async () => {
       if (froze) return;
       froze = true;
@@ -481,7 +482,7 @@ platformTest("a worker declared dead that wakes up cannot overwrite the run or i
   await new Promise((r) => setTimeout(r, 300));
   const r = await row(p, articleId);
   assert.equal(r.status, "completed");
-  assert.equal(r.plan.title, "The plan answered first", "the woken worker's plan was refused");
+  assert.equal(r.plan.title, planInput(KW).title, "the woken worker's plan was refused");
   assert.equal(r.title, `The Complete Guide to ${KW}`);
   assert.equal(r.attempts, 2);
   // research (first worker, finished) + plan + write + analyze (the sweeper); the first
@@ -555,7 +556,7 @@ platformTest(
     });
     const failed = await post(p, "seo-pipeline", user.accessToken, pipelineBody());
     assert.equal(failed.status, 502, JSON.stringify(failed.body));
-    assert.equal(failed.body.code, "llm_error");
+    assert.equal(failed.body.code, "model_unavailable");
     const id = failed.body.details.article_id;
 
     // As the author reads it through /rest/v1: failed at analyze, the draft there to read.
@@ -576,7 +577,7 @@ platformTest(
       "debit:seo_plan:-1",
       "debit:seo_write:-3",
       "debit:seo_analyze:-1",
-      "refund:seo pipeline failed: llm_error:1",
+      "refund:seo pipeline failed: model_unavailable:1",
     ]);
     assert.equal(await balance(p, user.id), 30 - 6);
 

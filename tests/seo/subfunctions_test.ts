@@ -192,7 +192,7 @@ platformTest("sub-functions: 401 without a JWT, 400 bad bodies, failures refunde
     keyword_research: { competitors: [] },
   });
   assert.equal(malformed.status, 502);
-  assert.equal(malformed.body.code, "llm_malformed_output");
+  assert.equal(malformed.body.code, "model_bad_output");
   assert.equal(await balance(p, user.id), 10, "failed steps are refunded");
   const ledger = await seoLedger(p, user.id);
   assert.equal(ledger.filter((l) => l.kind === "refund").length, 2);

@@ -11,8 +11,9 @@ import { platformTest } from "../helpers/platform.ts";
 import { balance, createTeam, grant } from "../helpers/team.ts";
 import { type Json, post, rows } from "./support.ts";
 
+const submit = (input: Record<string, unknown>) => ({ toolUse: [{ name: "submit_variants", input }] });
 const variants = (n: number, tags: string[]) =>
-  JSON.stringify({
+  submit({
     variants: Array.from(
       { length: n },
       (_, i) => ({ caption: `Caption ${i + 1}: oak that lasts`, hashtags: tags }),
@@ -47,7 +48,7 @@ platformTest(
     const gen = (token: string | null, extra: Record<string, unknown> = {}) =>
       post(p, "generate-social-content", token, { ...body, ...extra });
 
-    llm.reply("```json\n" + variants(3, ["#oak", "flooring", "#interiors", "#extra"]) + "\n```");
+    llm.reply(variants(3, ["#oak", "flooring", "#interiors", "#extra"]));
     const ok = await gen(t.member.accessToken);
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.variants.length, 3);
@@ -77,31 +78,34 @@ platformTest(
     assert.equal(p.sandbox!.captures("anthropic").length, capturesBefore);
     assert.equal(await balance(p, t.member.id), 1.25);
 
-    // Model failures refund in full: provider error, unusable JSON, wrong variant count, too few tags,
-    // a caption over the platform's limit.
+    // Model failures refund in full, once: provider error (the SDK retries once), and answers
+    // unusable twice (the layer asks once more with the problem): prose, wrong variant count, too
+    // few tags, a caption over the platform's limit.
     await grant(p, t.admin.id, 2.5);
-    const failures: [() => void, Record<string, unknown>][] = [
-      [() => llm.failNext(500, { times: 2 }), {}],
-      [() => llm.reply("Here are some ideas: oak is great"), {}],
-      [() => llm.reply(variants(2, ["#a", "#b", "#c"])), {}],
-      [() => llm.reply(variants(3, ["#a"])), {}],
+    const twice = (reply: Parameters<typeof llm.reply>[0]) => () => llm.reply(reply, reply);
+    const failures: [() => void, Record<string, unknown>, string][] = [
+      [() => llm.failNext(500, { times: 2 }), {}, "model_unavailable"],
+      [twice("Here are some ideas: oak is great"), {}, "model_bad_output"],
+      [twice(variants(2, ["#a", "#b", "#c"])), {}, "model_bad_output"],
+      [twice(variants(3, ["#a"])), {}, "model_bad_output"],
       [
-        () =>
-          llm.reply(JSON.stringify({ variants: Array(3).fill({ caption: "x".repeat(281), hashtags: [] }) })),
+        twice(submit({ variants: Array(3).fill({ caption: "x".repeat(281), hashtags: [] }) })),
         {
           platform: "twitter",
           include_hashtags: false,
         },
+        "model_bad_output",
       ],
     ];
-    for (const [script, extra] of failures) {
+    for (const [script, extra, code] of failures) {
       script();
       const r = await gen(t.admin.accessToken, extra);
       assert.equal(r.status, 502, JSON.stringify(r.body));
-      assert.match(r.body.error, /refunded/);
+      assert.equal(r.body.code, code);
       assert.equal(await balance(p, t.admin.id), 2.5, JSON.stringify(r.body));
     }
     assert.deepEqual(await ledger(p, t.admin.id, "social_content_generation"), Array(5).fill("-2.0000"));
+    llm.reset();
 
     // Concurrent calls on a balance for one: exactly one succeeds, the rest 402.
     await grant(p, t.owner.id, 3.99);

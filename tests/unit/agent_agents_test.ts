@@ -8,10 +8,10 @@ import {
   agentModel,
   agentRefusal,
   AGENTS,
-  apiModelId,
   resolveAgent,
 } from "../../packages/shared/agent/agents.ts";
 import { resolveWorkspace } from "../../packages/shared/agent/workspace.ts";
+import { providerModel } from "../../packages/shared/llm/mod.ts";
 
 Deno.test("agent ids: canonical ids, aliases to main, default main, unknown null", () => {
   const cases: [string | undefined | null, string | null][] = [
@@ -32,19 +32,19 @@ Deno.test("agent ids: canonical ids, aliases to main, default main, unknown null
   for (const [id, want] of cases) assert.equal(resolveAgent(id)?.id ?? null, want, String(id));
 });
 
-Deno.test("models: spec names map to API ids; variables override; real ids pass unchanged", () => {
+Deno.test("models: agents default to the spec's names; variables override; the layer maps names to provider ids", () => {
   // Sonnet 4.5 retires on 2026-11-30: the spec's name goes to its same-tier successor.
-  assert.equal(apiModelId("vendor-sonnet-4-5"), "claude-sonnet-4-6");
-  assert.equal(apiModelId("vendor-haiku-4-5"), "claude-haiku-4-5");
-  assert.equal(apiModelId("claude-sonnet-4-5-20250929"), "claude-sonnet-4-5-20250929");
+  assert.equal(providerModel("vendor-sonnet-4-5", "anthropic"), "claude-sonnet-4-6");
+  assert.equal(providerModel("vendor-haiku-4-5", "anthropic"), "claude-haiku-4-5");
+  assert.equal(providerModel("claude-sonnet-4-5-20250929", "anthropic"), "claude-sonnet-4-5-20250929");
   runWithEnv({}, () => {
-    assert.equal(agentModel(AGENTS.main), "claude-sonnet-4-6");
-    assert.equal(agentModel(AGENTS["interior-designer"]), "claude-sonnet-4-6");
-    assert.equal(agentModel(AGENTS.demo), "claude-haiku-4-5");
+    assert.equal(agentModel(AGENTS.main), "vendor-sonnet-4-5");
+    assert.equal(agentModel(AGENTS["interior-designer"]), "vendor-sonnet-4-5");
+    assert.equal(agentModel(AGENTS.demo), "vendor-haiku-4-5");
   });
   runWithEnv({ AGENT_MODEL_MAIN: "claude-opus-4-8", AGENT_MODEL_DEMO: "vendor-sonnet-4-5" }, () => {
-    assert.equal(agentModel(AGENTS.main), "claude-opus-4-8");
-    assert.equal(agentModel(AGENTS.demo), "claude-sonnet-4-6");
+    assert.equal(providerModel(agentModel(AGENTS.main), "anthropic"), "claude-opus-4-8");
+    assert.equal(providerModel(agentModel(AGENTS.demo), "anthropic"), "claude-sonnet-4-6");
   });
 });
 

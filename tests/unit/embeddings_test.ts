@@ -1,7 +1,8 @@
 /**
  * Embedding providers: the local hashing provider (deterministic, unit length, lexical
  * similarity) and the hosted adapters against a local HTTP stand-in (request shape, batching,
- * answer checks, errors), plus the choice from the environment.
+ * answer checks, errors; the OpenAI-compatible one through the openai SDK, with its retry of a
+ * transient failure), plus the choice from the environment.
  */
 import assert from "node:assert/strict";
 import {
@@ -47,6 +48,8 @@ Deno.test("pgvector text form", () => {
 
 interface Captured {
   auth: string | null;
+  path: string;
+  headers: Headers;
   body: Record<string, unknown>;
 }
 
@@ -57,7 +60,12 @@ async function withStandIn(
   const seen: Captured[] = [];
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, async (req) => {
     const body = await req.json();
-    seen.push({ auth: req.headers.get("authorization"), body });
+    seen.push({
+      auth: req.headers.get("authorization"),
+      path: new URL(req.url).pathname,
+      headers: req.headers,
+      body,
+    });
     return answer(body);
   });
   try {
@@ -96,6 +104,95 @@ Deno.test("openai-compatible: floats asked for, 1024 dimensions, batched, answer
       assert.equal(seen[0].auth, "Bearer sk-test");
     },
   );
+});
+
+Deno.test("openai-compatible: sent by the openai SDK to {base}/embeddings; statuses become EmbeddingError", async () => {
+  let script: Response[] = [];
+  await withStandIn(
+    (body) =>
+      script.shift() ??
+        Response.json({ object: "list", data: vectors((body.input as string[]).length), model: body.model }),
+    async (base, seen) => {
+      const p = new OpenAICompatibleEmbeddings({
+        baseUrl: `${base}/`,
+        apiKey: "sk-wire",
+        model: "text-embedding-3-small",
+      });
+      const [v] = await p.embed(["Keraflex grey"], "document");
+      assert.equal(v.length, 1024);
+      assert.equal(seen.length, 1);
+      assert.equal(seen[0].path, "/v1/embeddings");
+      assert.equal(seen[0].auth, "Bearer sk-wire");
+      assert.match(seen[0].headers.get("user-agent") ?? "", /^OpenAI\/JS /, "the SDK sent it");
+      assert.equal(seen[0].headers.get("x-stainless-retry-count"), "0");
+      assert.equal(seen[0].headers.get("openai-organization"), null);
+      const { model, input, dimensions, encoding_format } = seen[0].body;
+      assert.deepEqual({ model, input, dimensions, encoding_format }, {
+        model: "text-embedding-3-small",
+        input: ["Keraflex grey"],
+        dimensions: 1024,
+        encoding_format: "float",
+      });
+
+      // A transient 503 is retried once (Retry-After honoured), then answered.
+      seen.length = 0;
+      script = [
+        Response.json({ error: { message: "overloaded" } }, {
+          status: 503,
+          headers: { "retry-after-ms": "1" },
+        }),
+      ];
+      assert.equal((await p.embed(["x"], "query")).length, 1);
+      assert.deepEqual(seen.map((c) => c.headers.get("x-stainless-retry-count")), ["0", "1"]);
+
+      // A client error is not retried and keeps its status and the provider's message.
+      seen.length = 0;
+      script = [
+        Response.json({
+          error: { message: "dimensions is not supported by this model", type: "invalid_request_error" },
+        }, {
+          status: 400,
+        }),
+      ];
+      await assert.rejects(p.embed(["x"], "query"), (err: unknown) => {
+        assert.ok(err instanceof EmbeddingError);
+        assert.equal(err.status, 400);
+        assert.equal(
+          err.message,
+          "openai embeddings answered 400: dimensions is not supported by this model",
+        );
+        return true;
+      });
+      assert.equal(seen.length, 1);
+
+      // Two 500s in a row: the retry is spent, the error is the provider's.
+      script = [500, 500].map((status) =>
+        new Response("upstream exploded", { status, headers: { "retry-after-ms": "1" } })
+      );
+      await assert.rejects(p.embed(["x"], "query"), (err: unknown) => {
+        assert.ok(err instanceof EmbeddingError);
+        assert.equal(err.status, 500);
+        assert.equal(err.message, "openai embeddings answered 500: upstream exploded");
+        return true;
+      });
+
+      // A success that is not JSON.
+      script = [new Response("<html>proxy</html>", { headers: { "content-type": "text/html" } })];
+      await assert.rejects(p.embed(["x"], "query"), /openai embeddings answered non-JSON: <html>proxy/);
+    },
+  );
+  const down = new OpenAICompatibleEmbeddings({
+    baseUrl: "http://127.0.0.1:9/v1",
+    apiKey: "k",
+    model: "m",
+    maxRetries: 0,
+  });
+  await assert.rejects(down.embed(["x"], "query"), (err: unknown) => {
+    assert.ok(err instanceof EmbeddingError);
+    assert.equal(err.status, null);
+    assert.match(err.message, /^openai embeddings request failed: /);
+    return true;
+  });
 });
 
 Deno.test("voyage: input_type and output_dimension are sent", async () => {

@@ -1,12 +1,11 @@
 /**
  * Table-driven unit tests: reading a competitor's price off a page (monitoring/extract.ts: the
  * selector hint, structured data with sku and name hints, four decimals at most) and the
- * re-rank order check (rerank: a permutation of the given ids or a stated problem; cost from
- * tokens).
+ * re-rank order check (rerank: a permutation of the given ids or a stated problem).
  */
 import assert from "node:assert/strict";
 import { type ExtractionHints, extractPrice } from "@shared/monitoring/extract.ts";
-import { costOf, permutationProblem } from "@shared/rerank/mod.ts";
+import { permutationProblem } from "@shared/rerank/mod.ts";
 
 const NO_HINTS: ExtractionHints = {
   price_selector: null,
@@ -95,10 +94,4 @@ Deno.test("permutationProblem: only an exact permutation passes", () => {
     if (want === null) assert.equal(got, null, JSON.stringify(order));
     else assert.match(got ?? "", want, JSON.stringify(order));
   }
-});
-
-Deno.test("costOf: USD from tokens at the model's prices", () => {
-  assert.equal(costOf("vendor-sonnet-4-5", { inputTokens: 1_000_000, outputTokens: 0 }), 3);
-  assert.equal(costOf("vendor-sonnet-4-5", { inputTokens: 1000, outputTokens: 200 }), 0.006);
-  assert.equal(costOf("vendor-haiku-4-5", { inputTokens: 1000, outputTokens: 200 }), 0.002);
 });

@@ -1,17 +1,17 @@
 /**
- * The pure parts of RAG retrieval: MMR selection, citation grounding of a model reply, reply
- * parsing, the chat retrieval query and multi-vector weights.
+ * The pure parts of RAG retrieval: MMR selection, citation grounding of a model reply, the answer
+ * schema and its citation check, the chat retrieval query and multi-vector weights.
  */
 import assert from "node:assert/strict";
 import { mmr, parseVector, resolveWeights } from "../../packages/shared/rag/search.ts";
 import type { ChunkRow } from "../../packages/shared/rag/search.ts";
 import {
+  answerSchema,
   chatRetrievalQuery,
+  citationProblem,
   contextOf,
   groundAnswer,
   NOT_FOUND_ANSWER,
-  parseReply,
-  ReplyError,
 } from "../../packages/shared/rag/answer.ts";
 
 Deno.test("mmr: lambda 1 is relevance order; lower lambda skips near-duplicates", () => {
@@ -102,23 +102,30 @@ Deno.test("grounding: only retrieved sources can be cited", () => {
   assert.deepEqual([c.label, c.document_id, c.page_start, c.page_end], ["S2", "doc", 2, 3]);
 });
 
-Deno.test("reply parsing: one JSON object, fenced or not; anything else is a ReplyError", () => {
-  assert.deepEqual(parseReply('```json\n{"found": true, "answer": "x", "citations": ["S1"]}\n```'), {
+Deno.test("answer schema and check: only the given sources' labels may be cited", () => {
+  const sources = contextOf([chunk("c1", 0.5), chunk("c2", 0.3)], 0.12);
+  const schema = answerSchema(sources);
+  assert.deepEqual(schema.parse({ found: true, answer: "x [S2]", citations: ["S2"] }), {
     found: true,
-    answer: "x",
-    citations: ["S1"],
+    answer: "x [S2]",
+    citations: ["S2"],
   });
-  assert.deepEqual(parseReply('{"found": false, "answer": "no"}').citations, []);
+  assert.deepEqual(schema.parse({ found: false, answer: "no" }).citations, []);
   for (
     const bad of [
-      "plain prose",
-      "{not json}",
-      '{"found": "yes", "answer": "x"}',
-      '{"found": true, "answer": ""}',
+      { found: "yes", answer: "x" },
+      { found: true, answer: "" },
+      { found: true, answer: "x", citations: ["S3"] },
+      { found: true, answer: "x", citations: ["c1"] },
     ]
   ) {
-    assert.throws(() => parseReply(bad), ReplyError, bad);
+    assert.equal(schema.safeParse(bad).success, false, JSON.stringify(bad));
   }
+  assert.equal(citationProblem({ found: true, answer: "A [S1][S2].", citations: ["S1"] }, sources), null);
+  assert.equal(
+    citationProblem({ found: true, answer: "A [S1], B [S4], C [S4] [S9].", citations: [] }, sources),
+    "the answer cites [S4], [S9], which are not among the sources (S1, S2)",
+  );
 });
 
 Deno.test("chat retrieval query: short follow-ups carry the previous user turn", () => {

@@ -12,7 +12,7 @@ import {
   type PostDraft,
 } from "@shared/social/platforms.ts";
 import { bestTimesFrom } from "@shared/social/analytics.ts";
-import { parseVariants } from "@shared/social/content.ts";
+import { shapeVariants, variantsSchema } from "@shared/social/content.ts";
 import { ContentBody } from "@shared/social/schemas.ts";
 
 const img = (url = "https://cdn.example/a.jpg") => ({ url, kind: mediaKindOf(url) });
@@ -114,7 +114,7 @@ Deno.test("bestTimesFrom: UTC weekday and hour, by average engagement", () => {
   ]);
 });
 
-Deno.test("parseVariants: three variants, hashtags exact, platform limit", () => {
+Deno.test("variants: three, hashtags exact, platform limit (schema, then shapeVariants)", () => {
   const req = ContentBody.parse({
     topic: "t",
     platform: "twitter",
@@ -122,27 +122,28 @@ Deno.test("parseVariants: three variants, hashtags exact, platform limit", () =>
     hashtag_count: 2,
     workspace_id: crypto.randomUUID(),
   });
+  const schema = variantsSchema(req);
   const v = (caption: string, hashtags: string[]) => ({ caption, hashtags });
-  const ok = parseVariants(
-    JSON.stringify({ variants: [v("a", ["x", "#y", "z"]), v("b", ["#x", "#y"]), v("c", ["#x", "y"])] }),
+  const ok = shapeVariants(
+    schema.parse({ variants: [v("a", ["x", "#y", "z"]), v("b", ["#x", "#y"]), v("c", ["#x", "y"])] }),
     req,
   );
-  assert.deepEqual(ok.map((x) => x.text), ["a\n\n#x #y", "b\n\n#x #y", "c\n\n#x #y"]);
-  const bad: [string, RegExp][] = [
-    ["no json here", /no JSON/],
-    [JSON.stringify({ variants: [v("a", ["x", "y"])] }), /schema/],
-    [
-      JSON.stringify({ variants: [v("a", ["x"]), v("b", ["x", "y"]), v("c", ["x", "y"])] }),
-      /1 usable hashtags/,
-    ],
-    [
-      JSON.stringify({ variants: [v("a", ["bad tag!", "y"]), v("b", ["x", "y"]), v("c", ["x", "y"])] }),
-      /1 usable/,
-    ],
-    [
-      JSON.stringify({ variants: [v("a".repeat(275), ["x", "y"]), v("b", ["x", "y"]), v("c", ["x", "y"])] }),
-      /allows 280/,
-    ],
+  assert.ok("variants" in ok);
+  assert.deepEqual(ok.variants.map((x) => x.text), ["a\n\n#x #y", "b\n\n#x #y", "c\n\n#x #y"]);
+  // The tool schema refuses a wrong count and too few hashtags outright.
+  assert.equal(schema.safeParse({ variants: [v("a", ["x", "y"])] }).success, false);
+  assert.equal(
+    schema.safeParse({ variants: [v("a", ["x"]), v("b", ["x", "y"]), v("c", ["x", "y"])] }).success,
+    false,
+  );
+  // The check finds what the schema cannot: unusable tags, the full text over the limit.
+  const bad: [unknown, RegExp][] = [
+    [{ variants: [v("a", ["bad tag!", "y"]), v("b", ["x", "y"]), v("c", ["x", "y"])] }, /1 usable hashtags/],
+    [{ variants: [v("a".repeat(275), ["x", "y"]), v("b", ["x", "y"]), v("c", ["x", "y"])] }, /allows 280/],
   ];
-  for (const [text, problem] of bad) assert.throws(() => parseVariants(text, req), problem, text);
+  for (const [answer, problem] of bad) {
+    const shaped = shapeVariants(schema.parse(answer), req);
+    assert.ok("problem" in shaped, JSON.stringify(answer));
+    assert.match(shaped.problem, problem);
+  }
 });

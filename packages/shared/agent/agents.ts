@@ -4,32 +4,21 @@
  * Agent ids (spec "Agent chat"): main, interior-designer, demo (cheaper model); the aliases
  * search, insights and seo resolve to main; anything else is a 400.
  *
- * Models: each agent reads its model from the environment, defaulting to the spec's names, and a
- * spec name is mapped to the real Anthropic model id (the spec writes vendor names neutrally):
+ * Models: each agent reads its model from the environment, defaulting to the spec's names; the
+ * model layer (packages/shared/llm/models.ts) maps a spec name to the provider's model id:
  *
- * | agent             | variable                      | default            | sent to the API    |
- * |-------------------|-------------------------------|--------------------|--------------------|
- * | main              | AGENT_MODEL_MAIN              | vendor-sonnet-4-5  | claude-sonnet-4-6  |
- * | interior-designer | AGENT_MODEL_INTERIOR_DESIGNER | vendor-sonnet-4-5  | claude-sonnet-4-6  |
- * | demo              | AGENT_MODEL_DEMO              | vendor-haiku-4-5   | claude-haiku-4-5   |
+ * | agent             | variable                      | default            |
+ * |-------------------|-------------------------------|--------------------|
+ * | main              | AGENT_MODEL_MAIN              | vendor-sonnet-4-5  |
+ * | interior-designer | AGENT_MODEL_INTERIOR_DESIGNER | vendor-sonnet-4-5  |
+ * | demo              | AGENT_MODEL_DEMO              | vendor-haiku-4-5   |
  *
- * The spec's sonnet 4.5 is sent as its same-tier successor, claude-sonnet-4-6: Anthropic retires
- * claude-sonnet-4-5 on 2026-11-30 (the SDK's deprecated-models table), after which a faithful
- * mapping would fail every request. A variable may hold a spec name or any real model id (e.g.
- * claude-sonnet-4-5-20250929, to pin the old model while it lasts), which is sent unchanged.
+ * A variable may hold a spec name or any provider model id, which is sent unchanged.
  */
 import { env } from "../env.ts";
 import type { Access } from "../auth/context.ts";
 
-const SPEC_MODEL_IDS: Readonly<Record<string, string>> = {
-  "vendor-sonnet-4-5": "claude-sonnet-4-6",
-  "vendor-haiku-4-5": "claude-haiku-4-5",
-};
-
-/** The API model id for a configured name (spec name or real id). */
-export function apiModelId(name: string): string {
-  return SPEC_MODEL_IDS[name] ?? name;
-}
+import { HAIKU, SONNET } from "../llm/mod.ts";
 
 export interface AgentDef {
   id: string;
@@ -56,7 +45,7 @@ export const AGENTS: Readonly<Record<string, AgentDef>> = {
   main: {
     id: "main",
     modelEnv: "AGENT_MODEL_MAIN",
-    defaultModel: "vendor-sonnet-4-5",
+    defaultModel: SONNET,
     tools: ["product_search", "knowledge_base_search", "price_lookup"],
     platformRoles: null,
     instructions: `You are the assistant of a building-materials catalog. You help with products, their
@@ -67,7 +56,7 @@ ${PRICING_RULES}`,
   "interior-designer": {
     id: "interior-designer",
     modelEnv: "AGENT_MODEL_INTERIOR_DESIGNER",
-    defaultModel: "vendor-sonnet-4-5",
+    defaultModel: SONNET,
     tools: ["product_search", "knowledge_base_search", "price_lookup"],
     platformRoles: null,
     instructions: `You are an interior designer working with a building-materials catalog. You suggest
@@ -78,7 +67,7 @@ ${PRICING_RULES}`,
   demo: {
     id: "demo",
     modelEnv: "AGENT_MODEL_DEMO",
-    defaultModel: "vendor-haiku-4-5",
+    defaultModel: HAIKU,
     tools: ["product_search", "knowledge_base_search"],
     platformRoles: null,
     instructions: `You are the demo assistant of a building-materials catalog: short, friendly answers
@@ -112,7 +101,7 @@ export function agentRefusal(agent: AgentDef, access: Access): string | null {
   return `The ${agent.id} agent requires one of the platform roles: ${agent.platformRoles.join(", ")}`;
 }
 
-/** The API model id the agent runs on, from its variable or its default. */
+/** The model the agent runs on (a spec name or a provider id), from its variable or its default. */
 export function agentModel(agent: AgentDef): string {
-  return apiModelId(env(agent.modelEnv) ?? agent.defaultModel);
+  return env(agent.modelEnv) ?? agent.defaultModel;
 }

@@ -17,7 +17,6 @@
  * Stream order of a priced turn: status -> [text] -> tool_progress -> tool_call_ids ->
  * price_lookup_matches -> price_proposal -> text ... -> done, heartbeats anywhere in between.
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import type { Access } from "../auth/context.ts";
 import { env } from "../env.ts";
 import { DomainError } from "../errors.ts";
@@ -26,7 +25,7 @@ import { callerClient, serviceClient, type SupabaseClient } from "../supabase/cl
 import { type AgentDef, agentModel, agentRefusal, resolveAgent } from "./agents.ts";
 import { appendMessage, createConversation, resolveConversation } from "./conversations.ts";
 import { type ChatImage, checkImages } from "./images.ts";
-import { anthropicFromEnv, describeLlmError } from "./llm.ts";
+import { isModelError, type Llm, type LlmContent, llmFromEnv, type LlmMessageParam } from "../llm/mod.ts";
 import { runAgentTurn, type TurnResult } from "./loop.ts";
 import type { AgentChatRequest } from "./schemas.ts";
 import { NDJSON_CONTENT_TYPE, NdjsonStream } from "./stream.ts";
@@ -43,7 +42,7 @@ export interface PreparedChat {
   workspace: ChatWorkspace;
   tools: AgentTool[];
   images: ChatImage[];
-  client: Anthropic;
+  llm: Llm;
   db: SupabaseClient;
   conversationId: string;
   newConversation: boolean;
@@ -69,8 +68,9 @@ export async function prepareAgentChat(
   if (problems.length) {
     throw new DomainError("invalid", "invalid_images", `Invalid images: ${problems.join("; ")}`, problems);
   }
-  const client = anthropicFromEnv();
-  const model = agentModel(agent);
+  const llm = llmFromEnv();
+  llm.assertConfigured("agent-chat");
+  const model = llm.modelId(agentModel(agent));
   const db = callerClient(who.token);
   const conversation = await resolveConversation(db, serviceClient(), body.conversation_id);
   const conversationId = conversation.id;
@@ -88,7 +88,7 @@ export async function prepareAgentChat(
     workspace,
     tools: offeredTools(agent.tools, TOOLS, workspace),
     images,
-    client,
+    llm,
     db,
     conversationId,
     newConversation: conversation.isNew,
@@ -117,12 +117,12 @@ instructions:
 <context>${context}</context>`;
 }
 
-function modelMessages(p: PreparedChat): Anthropic.MessageParam[] {
-  const out: Anthropic.MessageParam[] = p.body.messages.map((m) => ({ role: m.role, content: m.content }));
+function modelMessages(p: PreparedChat): LlmMessageParam[] {
+  const out: LlmMessageParam[] = p.body.messages.map((m) => ({ role: m.role, content: m.content }));
   if (p.images.length) {
     const last = out[out.length - 1];
     last.content = [
-      ...p.images.map((img): Anthropic.ImageBlockParam => ({
+      ...p.images.map((img): LlmContent => ({
         type: "image",
         source: { type: "base64", media_type: img.media_type, data: img.data },
       })),
@@ -176,7 +176,7 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
       stream.send({ type: "status", message: "No workspace selected: catalog and pricing tools are off" });
     }
     turn = await runAgentTurn({
-      client: p.client,
+      llm: p.llm,
       model: p.model,
       system: systemPrompt(p, today),
       messages: modelMessages(p),
@@ -198,11 +198,11 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
     if (stream.signal.aborted) {
       failure = null; // The client left; the model was used, so the charge stands.
     } else {
-      failure = describeLlmError(err);
+      failure = describeFailure(err);
       // Provider errors are described by their message; anything else needs its stack.
       console.error(
         `agent-chat: turn ${p.conversationId} failed:`,
-        failure.code === "agent_failed" ? err : String(err),
+        isModelError(err) ? String(err) : err,
       );
       stream.send({ type: "error", ...failure });
     }
@@ -217,6 +217,17 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
     refundReason: failure?.code ?? null,
   });
   stream.send({ type: "done" });
+}
+
+/**
+ * A failed turn as the stream's `error` chunk: the model layer's two codes (model_unavailable,
+ * model_bad_output) and our own refusals mid-turn (e.g. a client-made conversation id taken by
+ * someone else since the turn was prepared) say what they are; anything else is `agent_failed`.
+ */
+function describeFailure(err: unknown): { code: string; message: string; details?: unknown } {
+  if (isModelError(err)) return { code: err.code, message: err.message, details: err.details };
+  if (err instanceof DomainError && err.kind === "not_found") return { code: err.code, message: err.message };
+  return { code: "agent_failed", message: "The agent failed; the request was refunded" };
 }
 
 /**

@@ -4,7 +4,7 @@
  * and repeat until it answers without tools - at most `maxSteps` model calls. The last allowed
  * call is made with tool_choice none, so the turn ends with prose rather than a dangling call.
  */
-import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm, LlmContent, LlmMessageParam } from "../llm/mod.ts";
 import type { PriceProposal } from "../pricing/mod.ts";
 import type { AgentChunk } from "./stream.ts";
 import { type AgentTool, runToolCall, type ToolContext, toolDefinitions } from "./tools/registry.ts";
@@ -13,10 +13,10 @@ const DEFAULT_MAX_STEPS = 5;
 const MAX_TOKENS_PER_STEP = 2048;
 
 export interface TurnOptions {
-  client: Anthropic;
+  llm: Llm;
   model: string;
   system: string;
-  messages: Anthropic.MessageParam[];
+  messages: LlmMessageParam[];
   tools: readonly AgentTool[];
   /** Tool context without emit (the loop supplies it). */
   toolContext: Omit<ToolContext, "emit">;
@@ -58,28 +58,28 @@ export async function runAgentTurn(o: TurnOptions): Promise<TurnResult> {
   for (let step = 1; step <= maxSteps; step++) {
     result.steps = step;
     const last = step === maxSteps;
-    const stream = o.client.messages.stream({
+    let firstDelta = true;
+    const message = await o.llm.turn({
       model: o.model,
-      max_tokens: MAX_TOKENS_PER_STEP,
+      maxTokens: MAX_TOKENS_PER_STEP,
       system: o.system,
       messages,
-      ...(defs.length ? { tools: defs, ...(last ? { tool_choice: { type: "none" as const } } : {}) } : {}),
-    }, { signal: o.signal });
-    let firstDelta = true;
-    stream.on("text", (delta) => {
-      if (!delta) return;
+      tools: defs,
+      ...(last ? { toolChoice: "none" as const } : {}),
+      purpose: "agent-chat",
+      signal: o.signal,
+    }, (delta) => {
       // Prose of successive model calls reads as paragraphs, not one run-on line.
       const text = firstDelta && result.text && !result.text.endsWith("\n") ? `\n\n${delta}` : delta;
       firstDelta = false;
       result.text += text;
       emit({ type: "text", text });
     });
-    const message = await stream.finalMessage();
     result.usage.input_tokens += message.usage.input_tokens;
     result.usage.output_tokens += message.usage.output_tokens;
-    result.stopReason = message.stop_reason;
-    const calls = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    if (message.stop_reason !== "tool_use" || calls.length === 0) return result;
+    result.stopReason = message.stopReason;
+    const calls = message.content.filter((b) => b.type === "tool_use");
+    if (message.stopReason !== "tool_use" || calls.length === 0) return result;
     if (last) {
       result.stepLimitReached = true;
       emit({
@@ -88,8 +88,8 @@ export async function runAgentTurn(o: TurnOptions): Promise<TurnResult> {
       });
       return result;
     }
-    messages.push({ role: "assistant", content: message.content as Anthropic.ContentBlockParam[] });
-    const results: Anthropic.ToolResultBlockParam[] = [];
+    messages.push({ role: "assistant", content: message.content });
+    const results: LlmContent[] = [];
     for (const call of calls) {
       o.signal?.throwIfAborted();
       const outcome = await runToolCall(call, o.tools, ctx);

@@ -8,7 +8,6 @@ export * from "./agents.ts";
 export * from "./chat.ts";
 export * from "./conversations.ts";
 export * from "./images.ts";
-export * from "./llm.ts";
 export * from "./loop.ts";
 export * from "./schemas.ts";
 export * from "./stream.ts";

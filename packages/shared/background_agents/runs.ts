@@ -8,7 +8,7 @@
  * time. Chains are bounded (MAX_CHAIN_DEPTH) and never revisit an agent already on the chain's
  * path, whatever chain_to says (the SQL guard refuses cycles too).
  */
-import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../llm/mod.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { rows } from "../supabase/postgrest.ts";
 import { DomainError } from "../errors.ts";
@@ -32,7 +32,8 @@ export interface RunDeps {
   delegate: ((runId: string) => Promise<void>) | null;
   /** Starts chained runs (their pending rows exist); must not throw. */
   startChained: (runs: { id: string; agent_id: string }[]) => void;
-  llm: () => Anthropic;
+  /** The model layer's client for agent kinds that call a model (made on first use). */
+  llm: () => Llm;
   now?: () => Date;
 }
 

@@ -3,7 +3,7 @@
  * agent kind gets to do its work. No HTTP here.
  */
 import type { z } from "zod";
-import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../llm/mod.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import type { RunLogger } from "./log.ts";
 
@@ -65,8 +65,8 @@ export interface AgentContext<I> {
    * chain runs) through the credit ledger; the runner refunds it in full if the run then fails.
    */
   charge(credits: number, what: string): Promise<void>;
-  /** The language model client (Anthropic SDK), made on first use. */
-  llm(): Anthropic;
+  /** The model layer's client (packages/shared/llm): model_unavailable / model_bad_output on failure. */
+  llm(): Llm;
   now: Date;
 }
 

@@ -26,6 +26,12 @@ export const UploadForm = {
     file: { type: "string" as const, format: "binary", description: "The document (PDF, up to 50 MB)" },
     workspace_id: { type: "string" as const, format: "uuid" },
     title: { type: "string" as const },
+    defer_processing: {
+      type: "string" as const,
+      enum: ["true", "false"],
+      description: "`true`: keep the job pending for resume or a pdf-batch-process batch. " +
+        "Default: the pipeline runs it at once; poll GET job-status/{job_id}.",
+    },
   },
 };
 

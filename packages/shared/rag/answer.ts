@@ -6,12 +6,15 @@
  *   least min_similarity. None: the answer is NOT_FOUND_ANSWER with found false, and the model
  *   is not called (it never answers from nothing).
  * - Prompt: each context chunk is a numbered source [S1]..[Sn] with its document and pages; the
- *   model must answer only from them, as one JSON object
- *   {"found": boolean, "answer": string, "citations": ["S1", ...]}, citing with [Sn] markers.
- * - Validation: a reply that is not that object is an upstream failure (502; billing refunds).
- *   Citations (the list and the [Sn] markers in the text) must name given sources; others are
- *   dropped and reported in `invalid_citations` (markers removed from the text). An answer that
- *   says found but cites no valid source is withheld: not-found answer plus a warning.
+ *   model must answer only from them, citing with [Sn] markers, by calling ANSWER_TOOL with
+ *   {found, answer, citations: source labels} (answerSchema: the labels are an enum of exactly
+ *   the sources given).
+ * - Validation (the model layer's structured call, packages/shared/llm): an answer that does not
+ *   fit the schema, or whose text cites a marker that is not a given source (citationProblem, the
+ *   call's check), is sent back once with the problem quoted; a second is `model_bad_output`
+ *   (502; billing refunds). groundAnswer still drops anything that names no source and reports it
+ *   in `invalid_citations`. An answer that says found but cites no source is withheld: the
+ *   not-found answer plus a warning.
  */
 import { z } from "zod";
 import type { ChunkRow } from "./search.ts";
@@ -33,12 +36,16 @@ export function contextOf(rows: readonly ChunkRow[], minSimilarity: number): Sou
   }));
 }
 
+/** The tool the model answers with. */
+export const ANSWER_TOOL = "answer_from_sources";
+
 export const SYSTEM_PROMPT = [
   "You answer questions about building-materials documents using ONLY the numbered sources given.",
   "Never use outside knowledge and never guess numbers. If the sources do not contain the answer,",
-  'set "found" to false and say so briefly.',
-  "Cite every statement with the source markers, e.g. [S1] or [S2][S3]. Answer with exactly one JSON",
-  'object and nothing else: {"found": true|false, "answer": "text with [Sn] markers", "citations": ["S1"]}.',
+  "set found to false and say so briefly.",
+  "Cite every statement with the source markers, e.g. [S1] or [S2][S3].",
+  `Answer by calling ${ANSWER_TOOL} with found, the answer text with its markers and the labels of the`,
+  "sources it cites.",
 ].join(" ");
 
 export function sourcesBlock(sources: readonly Source[]): string {
@@ -57,37 +64,39 @@ export function userPrompt(question: string, sources: readonly Source[]): string
   return `Sources:\n\n${sourcesBlock(sources)}\n\nQuestion: ${question}`;
 }
 
-export const replySchema = z.object({
-  found: z.boolean(),
-  answer: z.string().min(1).max(20_000),
-  citations: z.array(z.string().max(200)).max(100).default([]),
-});
+/** A source marker in an answer's text: [S1]. */
+const MARKER = /\[(S\d+)\]/g;
 
-/** The first {...} object of a reply (models sometimes wrap JSON in prose or a code fence). */
-export function parseReply(text: string): z.infer<typeof replySchema> {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new ReplyError("the model's reply has no JSON object");
-  let json: unknown;
-  try {
-    json = JSON.parse(text.slice(start, end + 1));
-  } catch (err) {
-    throw new ReplyError(`the model's reply is not valid JSON (${(err as Error).message})`);
-  }
-  const r = replySchema.safeParse(json);
-  if (!r.success) {
-    throw new ReplyError(
-      `the model's reply does not match {found, answer, citations}: ${r.error.issues[0]?.message}`,
-    );
-  }
-  return r.data;
+/** The answer the model gives: the cited labels are an enum of exactly the given sources. */
+export function answerSchema(sources: readonly Source[]) {
+  const labels = sources.map((s) => s.label) as [string, ...string[]];
+  return z.object({
+    found: z.boolean().describe("Whether the sources contain the answer"),
+    answer: z.string().trim().min(1).max(20_000).describe(
+      "The answer, each statement cited with [Sn] markers",
+    ),
+    citations: z.array(z.enum(labels)).max(100).default([]).describe(
+      "The labels of the sources the answer cites",
+    ),
+  });
 }
 
-export class ReplyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ReplyError";
-  }
+export interface AnswerReply {
+  found: boolean;
+  answer: string;
+  citations: string[];
+}
+
+/** The structured call's check: [Sn] markers in the text must name given sources. */
+export function citationProblem(reply: AnswerReply, sources: readonly Source[]): string | null {
+  const labels = new Set(sources.map((s) => s.label));
+  const unknown = [...new Set([...reply.answer.matchAll(MARKER)].map((m) => m[1]))].filter((l) =>
+    !labels.has(l)
+  );
+  if (unknown.length === 0) return null;
+  return `the answer cites ${unknown.map((l) => `[${l}]`).join(", ")}, which ${
+    unknown.length === 1 ? "is" : "are"
+  } not among the sources (${[...labels].join(", ")})`;
 }
 
 export interface Citation {
@@ -110,8 +119,6 @@ export interface GroundedAnswer {
   warnings: string[];
 }
 
-const MARKER = /\[(S\d+)\]/g;
-
 /** A cited label: `S2`, `[S2]` or the chunk id of a source. */
 function labelOf(cited: string, sources: readonly Source[]): string | null {
   const s = cited.trim().replace(/^\[|\]$/g, "");
@@ -119,7 +126,7 @@ function labelOf(cited: string, sources: readonly Source[]): string | null {
   return hit ? hit.label : null;
 }
 
-export function groundAnswer(reply: z.infer<typeof replySchema>, sources: readonly Source[]): GroundedAnswer {
+export function groundAnswer(reply: AnswerReply, sources: readonly Source[]): GroundedAnswer {
   const invalid = new Set<string>();
   const cited = new Set<string>();
   for (const c of reply.citations) {

@@ -55,7 +55,7 @@ export const RerankResponse = z.object({
   cost: z.number().meta({ description: "USD, from the model's token usage" }),
   usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
   warnings: z.array(z.string()).meta({
-    description: "Why the input order was kept (the model's order was not a permutation of the ids)",
+    description: "What the model's first answer got wrong when its corrected second answer is used",
   }),
 }).meta({ id: "RerankResponse" });
 export type RerankResponse = z.infer<typeof RerankResponse>;

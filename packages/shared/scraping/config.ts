@@ -9,11 +9,11 @@
  *   SCRAPER_MAX_PAGE_BYTES        largest page read (default 2 MiB); bigger pages fail
  *   SCRAPER_PAGE_TIMEOUT_MS       default per-request deadline (default 15000); options.timeout overrides
  *   SCRAPER_PRODUCT_RETRY_BASE_MS first product-creation retry delay, doubled per retry (default 500)
- *   SCRAPER_MODEL                 model for LLM extraction (default claude-haiku-4-5)
+ *   SCRAPER_MODEL                 model for LLM extraction (default vendor-haiku-4-5, HAIKU)
  *   SCRAPER_ROBOTS_TTL_MS         how long a host's robots.txt is cached (default 1 h)
  */
-import Anthropic from "@anthropic-ai/sdk";
 import { env } from "../env.ts";
+import { HAIKU, llmFromEnv } from "../llm/mod.ts";
 import type { LlmDeps } from "./extract.ts";
 
 export const DEFAULT_USER_AGENT = "MaterialsCatalogBot/1.0 (+https://example.com/bot)";
@@ -52,23 +52,17 @@ export function scraperConfig(get: Get = env): ScraperConfig {
     maxPageBytes: int(get, "SCRAPER_MAX_PAGE_BYTES", 2 * 1024 * 1024, 1024, 50 * 1024 * 1024),
     timeoutMs: int(get, "SCRAPER_PAGE_TIMEOUT_MS", 15_000, 100, 120_000),
     productRetryBaseMs: int(get, "SCRAPER_PRODUCT_RETRY_BASE_MS", 500, 0, 60_000),
-    model: get("SCRAPER_MODEL") || "claude-haiku-4-5",
+    model: get("SCRAPER_MODEL") || HAIKU,
     robotsTtlMs: int(get, "SCRAPER_ROBOTS_TTL_MS", 3_600_000, 0, 86_400_000),
   };
 }
 
 /**
- * The language model for extraction (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL read through `get`),
- * or null when no key is configured: then pages without structured data yield no material, and
+ * The language model for extraction (the platform's model layer, configured through `get`), or
+ * null when no provider is configured: then pages without structured data yield no material, and
  * suggest-fields offers only what structured data shows.
  */
 export function scrapingLlm(get: Get = env, model = scraperConfig(get).model): LlmDeps | null {
-  const apiKey = get("ANTHROPIC_API_KEY");
-  if (!apiKey) return null;
-  const baseURL = get("ANTHROPIC_BASE_URL") || "https://api.anthropic.com";
-  let client: Anthropic | null = null;
-  return {
-    model,
-    client: () => client ??= new Anthropic({ apiKey, baseURL, maxRetries: 1, timeout: 120_000 }),
-  };
+  const llm = llmFromEnv(get);
+  return llm.configured ? { llm, model } : null;
 }

@@ -1,20 +1,19 @@
 /**
  * What one page yields: structured data first (structured.ts: JSON-LD, microdata, OpenGraph); only
  * when that finds no product, the language model reads the page's text with the caller's prompt,
- * system prompt and JSON Schema (options). The model must answer `{"materials": [...]}`; each
- * material is validated with zod (a non-empty `name`, and the caller's schema through
- * z.fromJSONSchema when one is given). A malformed answer (not JSON, or not matching) is sent back
- * once with the problem; a second malformed answer fails the page (`llm_invalid_output`).
+ * system prompt and JSON Schema (options). The model submits `{materials: [...]}` through a forced
+ * submit_materials tool call (the platform's model layer, ../llm: `llm.structured`), each material
+ * validated with zod (a non-empty `name`, and the caller's schema through z.fromJSONSchema when one
+ * is given); a malformed answer is sent back once, a second one fails the page
+ * (`model_bad_output`), a provider failure or the options.timeout deadline is `model_unavailable`.
  *
- * The model: Anthropic's Messages API through the official SDK (agent/llm.ts anthropicFromEnv:
- * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), model SCRAPER_MODEL. Every model extraction is billed
- * through the caller's `bill` (billing.ts: 1 credit, refunded when it fails); structured data is
- * free.
+ * The model: SCRAPER_MODEL (default vendor-haiku-4-5). Every model extraction is billed through
+ * the caller's `bill` (billing.ts: 1 credit, refunded when it fails); structured data is free.
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import { parse as parseHtml } from "node-html-parser";
 import { z } from "zod";
 import { DomainError } from "../errors.ts";
+import type { Llm } from "../llm/mod.ts";
 import { extractStructuredProducts, normalizePrice, type StructuredProduct } from "./structured.ts";
 
 export interface ExtractOptions {
@@ -48,8 +47,7 @@ export interface PageExtraction {
 
 const MAX_TEXT_CHARS = 30_000;
 const DEFAULT_SYSTEM =
-  "You extract building-material and product listings from web pages for a materials catalog. " +
-  "Answer with one JSON object only, no prose.";
+  "You extract building-material and product listings from web pages for a materials catalog.";
 const DEFAULT_PROMPT = "List every product or material this page offers, with its price when shown.";
 
 /** Validates a caller's JSON Schema up front (400 when zod cannot use it). */
@@ -88,61 +86,52 @@ function fromStructured(p: StructuredProduct, pageUrl: string): Material {
 }
 
 const Named = z.looseObject({ name: z.string().trim().min(1).max(500) });
-const Answer = z.object({ materials: z.array(z.unknown()).max(200) });
+/** A material as the model submits it without a caller's schema (only `name` is required). */
+const DefaultMaterial = z.looseObject({
+  name: z.string().trim().min(1).max(500),
+  description: z.string().optional(),
+  sku: z.string().optional(),
+  brand: z.string().optional(),
+  price: z.union([z.string(), z.number()]).optional().describe("decimal string, e.g. 41.00"),
+  currency: z.string().optional().describe("ISO 4217"),
+  category: z.string().optional(),
+  image: z.string().optional(),
+});
 
-/** The first {...} object in a reply (models sometimes wrap JSON in prose or a code fence). */
-function firstObject(text: string): unknown {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new Error("no JSON object in the answer");
-  return JSON.parse(text.slice(start, end + 1));
+/** The submit_materials input: the default material, or the caller's schema plus a `name`. */
+function answerSchema(validator: z.ZodType | null) {
+  return z.object({ materials: z.array(validator ? Named.and(validator) : DefaultMaterial).max(200) });
 }
 
-function issue(err: z.ZodError, at: string): string {
-  const i = err.issues[0];
-  return `${at}${i?.path.length ? "." + i.path.join(".") : ""}: ${i?.message ?? "invalid"}`;
-}
-
-/** Parses and validates one model answer; throws Error(message) naming the problem. */
-export function parseModelAnswer(text: string, validator: z.ZodType | null, pageUrl: string): Material[] {
-  let raw: unknown;
-  try {
-    raw = firstObject(text);
-  } catch (err) {
-    throw new Error(`the answer is not JSON (${(err as Error).message})`);
+/** One submitted material as scraping_complete_page stores it. */
+export function toMaterial(item: Record<string, unknown>, pageUrl: string): Material {
+  const s = (
+    k: string,
+  ) => (typeof item[k] === "string" && (item[k] as string).trim() ? (item[k] as string).trim() : undefined);
+  const m: Material = {
+    name: String(item.name).trim(),
+    source_url: pageUrl,
+    source: "llm",
+    data: { ...item },
+  };
+  for (const k of ["description", "sku", "brand"] as const) {
+    const v = s(k);
+    if (v) m[k] = v;
   }
-  const answer = Answer.safeParse(raw);
-  if (!answer.success) throw new Error(issue(answer.error, "answer"));
-  return answer.data.materials.map((item, i) => {
-    const named = Named.safeParse(item);
-    if (!named.success) throw new Error(issue(named.error, `materials.${i}`));
-    if (validator) {
-      const ok = validator.safeParse(item);
-      if (!ok.success) throw new Error(issue(ok.error, `materials.${i}`));
-    }
-    const o = named.data as Record<string, unknown>;
-    const s = (
-      k: string,
-    ) => (typeof o[k] === "string" && (o[k] as string).trim() ? (o[k] as string).trim() : undefined);
-    const m: Material = { name: named.data.name, source_url: pageUrl, source: "llm", data: { ...o } };
-    for (const k of ["description", "sku", "brand"] as const) {
-      const v = s(k);
-      if (v) m[k] = v;
-    }
-    const price = normalizePrice(o.price as never);
-    if (price) m.price = price;
-    const currency = s("currency");
-    if (currency) m.currency = currency.toUpperCase().slice(0, 8);
-    return m;
-  });
+  const price = normalizePrice(item.price as never);
+  if (price) m.price = price;
+  const currency = s("currency");
+  if (currency) m.currency = currency.toUpperCase().slice(0, 8);
+  return m;
 }
 
+/** The model (the platform's layer) and the model id extraction asks (SCRAPER_MODEL). */
 export interface LlmDeps {
-  client: () => Anthropic;
+  llm: Llm;
   model: string;
 }
 
-/** The model's materials for a page (one corrective retry on a malformed answer). */
+/** The model's materials for a page (a submit_materials tool call; one corrective retry). */
 export async function extractWithLlm(
   html: string,
   pageUrl: string,
@@ -150,49 +139,23 @@ export async function extractWithLlm(
   deps: LlmDeps,
 ): Promise<Material[]> {
   const validator = schemaValidator(opts.schema);
-  const client = deps.client();
   const schemaLine = opts.schema
     ? `Each material must match this JSON Schema and also have a "name": ${JSON.stringify(opts.schema)}`
-    : 'Each material: {"name", "description", "sku", "brand", "price" (decimal string), "currency" (ISO 4217), "category", "image"}; only "name" is required.';
-  const messages: Anthropic.MessageParam[] = [{
-    role: "user",
-    content:
-      `${
-        opts.prompt ?? DEFAULT_PROMPT
-      }\n\nAnswer with {"materials": [...]} (an empty list when the page shows ` +
-      `no product). ${schemaLine}\n\nPage URL: ${pageUrl}\n\n${pageText(html)}`,
-  }];
-  let problem = "";
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    let text: string;
-    try {
-      const res = await client.messages.create(
-        { model: deps.model, max_tokens: 4096, system: opts.systemPrompt ?? DEFAULT_SYSTEM, messages },
-        { timeout: opts.timeout ?? 60_000 },
-      );
-      text = res.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-    } catch (err) {
-      if (err instanceof DomainError) throw err;
-      throw new DomainError("upstream", "llm_error", `The language model failed: ${(err as Error).message}`);
-    }
-    try {
-      return parseModelAnswer(text, validator, pageUrl);
-    } catch (err) {
-      problem = (err as Error).message;
-      messages.push(
-        { role: "assistant", content: text || "(empty)" },
-        {
-          role: "user",
-          content: `That answer is not valid: ${problem}. Answer again with only the JSON object.`,
-        },
-      );
-    }
-  }
-  throw new DomainError(
-    "upstream",
-    "llm_invalid_output",
-    `The language model's answer was not valid twice: ${problem}`,
-  );
+    : 'Each material has a "name"; give "description", "sku", "brand", "price" (decimal string), ' +
+      '"currency" (ISO 4217), "category" and "image" when the page shows them.';
+  const purpose = "Scraping page extraction";
+  const r = await deps.llm.structured(answerSchema(validator), {
+    model: deps.model,
+    purpose,
+    system: opts.systemPrompt ?? DEFAULT_SYSTEM,
+    prompt: `${opts.prompt ?? DEFAULT_PROMPT}\n\nSubmit them with submit_materials (an empty list when ` +
+      `the page shows no product). ${schemaLine}\n\nPage URL: ${pageUrl}\n\n${pageText(html)}`,
+    tool: "submit_materials",
+    description: "Submit the products or materials this page offers",
+    maxTokens: 4096,
+    timeoutMs: opts.timeout ?? 60_000,
+  });
+  return r.value.materials.map((item) => toMaterial(item as Record<string, unknown>, pageUrl));
 }
 
 /** Wraps one model call in its billing (scraping/billing.ts: debit first, refund on failure). */

@@ -10,8 +10,10 @@
  * suggest-fields answer: {success, url, fields: [{name, type, description, example?, source:
  *   structured|llm}], llmUsed}.
  *
- * Model calls are billed to `deps.payer` (billing.ts: 1 credit each, debited before the call, a
- * short balance is 402 with no model call, refunded when the model fails): suggest-fields' one
+ * Model calls go through the platform's model layer (../llm: a forced submit_fields /
+ * submit_materials tool call, one corrective retry; failures model_unavailable / model_bad_output)
+ * and are billed to `deps.payer` (billing.ts: 1 credit each, debited before the call, a short
+ * balance is 402 with no model call, refunded once when the model fails): suggest-fields' one
  * answer, scrape-single-page's extraction of a page without structured data.
  */
 import { z } from "@hono/zod-openapi";
@@ -154,54 +156,23 @@ async function proposeFields(
   context: string | undefined,
   fields: z.infer<typeof SuggestedField>[],
 ): Promise<z.infer<typeof SuggestedField>[]> {
-  const client = llm.client();
-  const messages: { role: "user" | "assistant"; content: string }[] = [{
-    role: "user",
-    content:
-      `Propose the fields worth extracting from product pages like this one for a building-materials catalog` +
-      `${context ? ` (context: ${context.slice(0, 2000)})` : ""}. Answer with only {"fields": [{"name": ` +
-      `snake_case, "type": "string"|"number"|"boolean"|"array", "description", "example"}]}.\n\n` +
-      `Page URL: ${pageUrl}\n\n${text.slice(0, 15_000)}`,
-  }];
-  let problem = "";
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    let text: string;
-    try {
-      const answer = await client.messages.create({
-        model: llm.model,
-        max_tokens: 2048,
-        system: "You design extraction schemas for product web pages. Answer with one JSON object only.",
-        messages,
-      });
-      text = answer.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-    } catch (err) {
-      throw new DomainError("upstream", "llm_error", `The language model failed: ${(err as Error).message}`);
-    }
-    try {
-      const start = text.indexOf("{");
-      const parsed = Suggestions.safeParse(JSON.parse(text.slice(start, text.lastIndexOf("}") + 1)));
-      if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? "does not match");
-      const out = [...fields];
-      for (const f of parsed.data.fields) {
-        if (!out.some((x) => x.name === f.name)) out.push({ ...f, source: "llm" });
-      }
-      return out;
-    } catch (err) {
-      problem = (err as Error).message;
-      messages.push(
-        { role: "assistant", content: text || "(empty)" },
-        {
-          role: "user",
-          content: `That answer is not valid: ${problem}. Answer again with only the JSON object.`,
-        },
-      );
-    }
+  const r = await llm.llm.structured(Suggestions, {
+    model: llm.model,
+    purpose: "Scraping field suggestions",
+    system: "You design extraction schemas for product web pages.",
+    prompt: `Propose the fields worth extracting from product pages like this one for a building-materials ` +
+      `catalog${context ? ` (context: ${context.slice(0, 2000)})` : ""}. Submit them with submit_fields: ` +
+      `each a snake_case name, a type, a description and an example.\n\nPage URL: ${pageUrl}\n\n` +
+      text.slice(0, 15_000),
+    tool: "submit_fields",
+    description: "Submit the proposed extraction fields",
+    maxTokens: 2048,
+  });
+  const out = [...fields];
+  for (const f of r.value.fields) {
+    if (!out.some((x) => x.name === f.name)) out.push({ ...f, source: "llm" });
   }
-  throw new DomainError(
-    "upstream",
-    "llm_invalid_output",
-    `The language model's answer was not valid twice: ${problem}`,
-  );
+  return out;
 }
 
 /**

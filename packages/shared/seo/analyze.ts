@@ -13,7 +13,7 @@ import {
   ReviewOutput,
   type WrittenArticle,
 } from "./schemas.ts";
-import { type SeoLlm, structured } from "./llm.ts";
+import type { SeoLlm } from "./llm.ts";
 import { avgCompetitorScore, type ContentScore, scoreContent, serpScore } from "./score.ts";
 import { assembleMarkdown, slugify } from "./text.ts";
 import { rewriteArticle } from "./write.ts";
@@ -91,12 +91,13 @@ async function reviewArticle(llm: SeoLlm, input: AnalyzeInput, s: ContentScore):
     assembleMarkdown(input.article),
     "\nReport whether the tone matches the brief and list concrete issues with suggestions via submit_review.",
   ].join("\n");
-  const r = await structured(llm, {
+  const r = await llm.llm.structured(ReviewOutput, {
+    model: llm.model,
+    purpose: "SEO review",
     system: "You are a strict SEO editor. You judge accuracy, intent match, structure and readability.",
     prompt,
     tool: "submit_review",
     description: "Submit the editorial review",
-    schema: ReviewOutput,
     maxTokens: 2048,
   });
   return r.value;

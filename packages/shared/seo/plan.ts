@@ -11,7 +11,7 @@ import {
   type KeywordResearch,
   PlanOutput,
 } from "./schemas.ts";
-import { type SeoLlm, structured } from "./llm.ts";
+import type { SeoLlm } from "./llm.ts";
 import { summarizeResearch } from "./research.ts";
 
 export interface PlanInput {
@@ -51,12 +51,13 @@ export async function planArticle(llm: SeoLlm, input: PlanInput): Promise<Articl
     `Give an outline of H2 sections whose word budgets add up to about ${target} words, and 3-6 FAQ ` +
     "questions (use the 'people also ask' questions where they fit). Submit it with submit_plan.",
   ].join("\n");
-  const r = await structured(llm, {
+  const r = await llm.llm.structured(PlanOutput, {
+    model: llm.model,
+    purpose: "SEO plan",
     system: SYSTEM,
     prompt,
     tool: "submit_plan",
     description: "Submit the article plan",
-    schema: PlanOutput,
     maxTokens: 4096,
   });
   return {

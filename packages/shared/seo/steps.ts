@@ -1,7 +1,9 @@
 /**
  * The four stages as the sub-functions call them directly (seo-research, seo-plan, seo-write,
  * seo-analyze; spec "SEO" bodies): parse the stage input given in the body, charge the step
- * (reference: a fresh id per call), run it, and refund everything the call took when it fails.
+ * (reference: a fresh id per call), run it, and refund everything the call took when it fails
+ * (a model failure, model_unavailable or model_bad_output, included: refunded once, nothing kept).
+ * The model's configuration is checked before the charge (503 model_unavailable, nothing debited).
  * The caller is always the JWT's user; the bodies' user_id is ignored.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
@@ -68,8 +70,9 @@ export async function planStep(
     { target_keyword: body.target_keyword, ...body.keyword_research },
     "keyword_research",
   );
+  const llm = deps.llm(); // not configured: 503 before anything is charged
   return (await billed(deps, "plan", "plan", () =>
-    planArticle(deps.llm(), {
+    planArticle(llm, {
       topic: body.topic,
       targetKeyword: body.target_keyword,
       research,
@@ -97,8 +100,9 @@ export async function writeStep(
     withBriefTarget(body.article_plan, body.content_brief),
     "article_plan",
   );
+  const llm = deps.llm();
   const article = (await billed(deps, "write", "write", () =>
-    writeArticle(deps.llm(), {
+    writeArticle(llm, {
       plan,
       brief: body.content_brief,
       researchSummary: summaryText(body.keyword_research_summary),
@@ -138,8 +142,9 @@ export async function analyzeStep(
     content_markdown: body.content_markdown,
     faq: [],
   };
+  const llm = deps.llm();
   const { result } = await billed(deps, "analyze", "analyze", (billing) =>
-    analyzeArticle(deps.llm(), {
+    analyzeArticle(llm, {
       article,
       plan,
       brief: body.content_brief,

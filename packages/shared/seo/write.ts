@@ -4,7 +4,7 @@
  * which hands the model its previous version and what the analysis found.
  */
 import { ArticleOutput, type ArticlePlan, type ContentBrief, type WrittenArticle } from "./schemas.ts";
-import { type SeoLlm, structured } from "./llm.ts";
+import type { SeoLlm } from "./llm.ts";
 import { briefLines } from "./plan.ts";
 
 const SYSTEM = "You are an expert SEO writer for a building-materials catalog. You write accurate, " +
@@ -52,12 +52,13 @@ export async function writeArticle(llm: SeoLlm, input: WriteInput): Promise<Writ
     input.additionalInstructions ? `\nAdditional instructions: ${input.additionalInstructions}` : "",
     "\nSubmit it with submit_article.",
   ].join("\n");
-  const r = await structured(llm, {
+  const r = await llm.llm.structured(ArticleOutput, {
+    model: llm.model,
+    purpose: "SEO write",
     system: SYSTEM,
     prompt,
     tool: "submit_article",
     description: "Submit the written article",
-    schema: ArticleOutput,
     maxTokens: maxTokensFor(input.plan.target_word_count),
   });
   return r.value;
@@ -92,12 +93,13 @@ export async function rewriteArticle(llm: SeoLlm, input: RewriteInput): Promise<
     `Current FAQ: ${JSON.stringify(input.article.faq)}`,
     "\nSubmit the complete revised article with submit_article.",
   ].join("\n");
-  const r = await structured(llm, {
+  const r = await llm.llm.structured(ArticleOutput, {
+    model: llm.model,
+    purpose: "SEO fix",
     system: SYSTEM,
     prompt,
     tool: "submit_article",
     description: "Submit the complete revised article",
-    schema: ArticleOutput,
     maxTokens: maxTokensFor(input.plan.target_word_count),
   });
   return r.value;

@@ -1,34 +1,40 @@
 /**
  * generate-social-content: three caption variants for a platform, written by the language
- * model (Anthropic Messages API, agent/llm.ts) and checked with zod before anyone is charged
- * for them. Stages: debit 2 credits (spec Limits "social content generation") -> prompt -> parse
- * and validate the model's JSON -> answer; any failure after the debit refunds it in full.
+ * model (the platform's model layer, ../llm: a forced submit_variants tool call checked with zod
+ * and the rules below, retried once with the problem quoted back) before anyone is charged for
+ * them. Stages: check the model is configured (503 model_unavailable, nothing debited) -> debit 2
+ * credits (spec Limits "social content generation") -> prompt -> structured answer -> answer; a
+ * model failure (model_unavailable, model_bad_output: 502) refunds the debit once, in full.
  *
- * The model must answer {"variants": [{"caption", "hashtags": []}] x 3}. Hashtags are
- * normalised to `#word`; with include_hashtags each variant keeps exactly hashtag_count of them
- * (fewer is a bad answer), without it none. Each variant's full text (caption, a blank line,
- * the hashtags) must fit the platform's caption limit. Answer: {success, platform, variants:
- * [{caption, hashtags, text, character_count}], credits_used, balance}.
- * Model: SOCIAL_CONTENT_MODEL, default claude-sonnet-4-6.
+ * The model submits {variants: [{caption, hashtags: []}] x 3}. Hashtags are normalised to
+ * `#word`; with include_hashtags each variant keeps exactly hashtag_count of them (fewer is a bad
+ * answer), without it none. Each variant's full text (caption, a blank line, the hashtags) must
+ * fit the platform's caption limit. Answer: {success, platform, variants: [{caption, hashtags,
+ * text, character_count}], credits_used, balance}.
+ * Model: SOCIAL_CONTENT_MODEL, default vendor-sonnet-4-5 (SONNET).
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { debit, refund } from "../credits/ledger.ts";
 import { env } from "../env.ts";
-import { DomainError } from "../errors.ts";
+import { type Llm, SONNET } from "../llm/mod.ts";
 import type { SocialScope } from "./accounts.ts";
 import { captionLength, PLATFORM_RULES } from "./platforms.ts";
 import type { ContentBody } from "./schemas.ts";
 
 export const CONTENT_CREDITS = 2;
-const DEFAULT_MODEL = "claude-sonnet-4-6";
+const TOOL = "submit_variants";
 
-const ModelOutput = z.object({
-  variants: z.array(z.object({
-    caption: z.string().trim().min(1),
-    hashtags: z.array(z.string()).default([]),
-  })).length(3),
-});
+/** The submit_variants input for a request: three captions, each with at least the hashtags asked. */
+export function variantsSchema(req: ContentBody) {
+  const hashtags = z.array(z.string());
+  return z.object({
+    variants: z.array(z.object({
+      caption: z.string().trim().min(1).max(PLATFORM_RULES[req.platform].maxCaption),
+      hashtags: (req.include_hashtags ? hashtags.min(req.hashtag_count) : hashtags).default([]),
+    })).length(3),
+  });
+}
+export type VariantsAnswer = z.infer<ReturnType<typeof variantsSchema>>;
 
 export interface CaptionVariant {
   caption: string;
@@ -41,8 +47,7 @@ export function contentPrompt(req: ContentBody): { system: string; user: string 
   const rules = PLATFORM_RULES[req.platform];
   const system = [
     "You write social media captions for a building-materials business.",
-    "Answer with one JSON object and nothing else, of the form",
-    '{"variants": [{"caption": "...", "hashtags": ["#tag", ...]}, ...]} with exactly 3 variants.',
+    `Submit exactly 3 variants with ${TOOL}.`,
     "Each variant takes a different angle. Captions contain no hashtags of their own.",
   ].join(" ");
   const lines = [
@@ -65,19 +70,14 @@ export function contentPrompt(req: ContentBody): { system: string; user: string 
   return { system, user: lines.join("\n") };
 }
 
-function jsonIn(text: string): unknown {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new Error("the answer holds no JSON object");
-  return JSON.parse(text.slice(start, end + 1));
-}
-
-/** The model's answer as checked variants; throws (with the reason) when it is not usable. */
-export function parseVariants(text: string, req: ContentBody): CaptionVariant[] {
-  const out = ModelOutput.safeParse(jsonIn(text));
-  if (!out.success) throw new Error(`the answer does not match the schema: ${out.error.issues[0]?.message}`);
+/** The model's variants as checked captions, or the problem that makes the answer unusable. */
+export function shapeVariants(
+  answer: VariantsAnswer,
+  req: ContentBody,
+): { variants: CaptionVariant[] } | { problem: string } {
   const limit = PLATFORM_RULES[req.platform].maxCaption;
-  return out.data.variants.map((v, i) => {
+  const variants: CaptionVariant[] = [];
+  for (const [i, v] of answer.variants.entries()) {
     const tags = [
       ...new Set(
         v.hashtags.map((h) => h.trim().replace(/^#+/, "")).filter((h) => /^[\p{L}\p{N}_]+$/u.test(h)),
@@ -85,21 +85,24 @@ export function parseVariants(text: string, req: ContentBody): CaptionVariant[] 
     ]
       .map((h) => `#${h}`);
     if (req.include_hashtags && tags.length < req.hashtag_count) {
-      throw new Error(
-        `variant ${i + 1} has ${tags.length} usable hashtags, ${req.hashtag_count} were asked for`,
-      );
+      return {
+        problem: `variant ${i + 1} has ${tags.length} usable hashtags, ${req.hashtag_count} were asked for`,
+      };
     }
     const hashtags = req.include_hashtags ? tags.slice(0, req.hashtag_count) : [];
     const full = hashtags.length ? `${v.caption}\n\n${hashtags.join(" ")}` : v.caption;
     const length = captionLength(full);
     if (length > limit) {
-      throw new Error(`variant ${i + 1} has ${length} characters, ${req.platform} allows ${limit}`);
+      return { problem: `variant ${i + 1} has ${length} characters, ${req.platform} allows ${limit}` };
     }
-    return { caption: v.caption, hashtags, text: full, character_count: length };
-  });
+    variants.push({ caption: v.caption, hashtags, text: full, character_count: length });
+  }
+  return { variants };
 }
 
-export async function generateContent(s: SocialScope, llm: Anthropic, req: ContentBody) {
+export async function generateContent(s: SocialScope, llm: Llm, req: ContentBody) {
+  const purpose = "Social content generation";
+  llm.assertConfigured(purpose);
   const charge = await debit(s.service, {
     userId: s.userId,
     action: "social_content_generation",
@@ -108,33 +111,29 @@ export async function generateContent(s: SocialScope, llm: Anthropic, req: Conte
   });
   try {
     const { system, user } = contentPrompt(req);
-    const message = await llm.messages.create({
-      model: env("SOCIAL_CONTENT_MODEL") ?? DEFAULT_MODEL,
-      max_tokens: 2048,
+    const r = await llm.structured(variantsSchema(req), {
+      model: env("SOCIAL_CONTENT_MODEL") ?? SONNET,
+      purpose,
       system,
-      messages: [{ role: "user", content: user }],
+      prompt: user,
+      tool: TOOL,
+      description: "Submit the three caption variants",
+      maxTokens: 2048,
+      check: (answer) => {
+        const shaped = shapeVariants(answer, req);
+        return "problem" in shaped ? shaped.problem : null;
+      },
     });
-    const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-    let variants: CaptionVariant[];
-    try {
-      variants = parseVariants(text, req);
-    } catch (err) {
-      throw new DomainError(
-        "upstream",
-        "invalid_model_output",
-        `The language model gave an unusable answer (${(err as Error).message}); the credits were refunded`,
-      );
-    }
+    const shaped = shapeVariants(r.value, req) as { variants: CaptionVariant[] };
     return {
       success: true,
       platform: req.platform,
-      variants,
+      variants: shaped.variants,
       credits_used: CONTENT_CREDITS,
       balance: charge.balance,
     };
   } catch (err) {
     await refund(s.service, charge, `social content generation failed: ${(err as Error).message}`);
-    if (err instanceof DomainError) throw err;
-    throw new DomainError("upstream", "llm_error", "The language model failed; the credits were refunded");
+    throw err;
   }
 }

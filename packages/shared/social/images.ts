@@ -1,7 +1,9 @@
 /**
- * generate-social-image: one image from an image provider speaking the OpenAI Images API
- * (POST {base}/images/generations, `Authorization: Bearer`), fitted to the aspect ratio's pixel
- * size, stored in the public `social-images` bucket and returned by URL.
+ * generate-social-image: one image from an image provider speaking the OpenAI Images API,
+ * asked through the official `openai` SDK (`client.images.generate`: POST
+ * {base}/images/generations, `Authorization: Bearer`, one attempt of at most 120 s, no retry),
+ * fitted to the aspect ratio's pixel size, stored in the public `social-images` bucket and
+ * returned by URL.
  *
  * Stages: price by image_type and debit (spec Limits) -> generate -> decode and fit (sharp,
  * cover: fill the box, crop the centre) -> upload -> answer; a failure after the debit refunds it.
@@ -19,8 +21,16 @@
  * `response_format: "b64_json"` is asked; an answer with a `url` instead is fetched through
  * safe_fetch. Answer: {success, image_url, storage_path, width, height, aspect_ratio,
  * image_type, model, credits_used, balance}.
+ *
+ * Provider failures (all 502, the credits refunded): `image_provider_error` for an HTTP error
+ * status (with the provider's error.message), invalid JSON, an answer without an image, an image
+ * URL not answering 200, or bytes that do not decode; `image_provider_unreachable` for a
+ * connection failure or the timeout (`details.cause`); anything else `image_generation_failed`
+ * (e.g. an image URL safe_fetch refuses).
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
+import OpenAI from "openai";
+import { DEFAULT_IMAGE_MODEL } from "../llm/models.ts";
 import sharp from "sharp";
 import { debit, refund } from "../credits/ledger.ts";
 import { env } from "../env.ts";
@@ -70,7 +80,7 @@ export function imageProviderFromEnv(model?: string): ImageProvider {
   return {
     baseUrl: (env("IMAGE_API_BASE_URL") ?? "https://api.openai.com/v1").replace(/\/+$/, ""),
     key,
-    model: model ?? env("IMAGE_MODEL") ?? "gpt-image-1",
+    model: model ?? env("IMAGE_MODEL") ?? DEFAULT_IMAGE_MODEL,
   };
 }
 
@@ -78,54 +88,65 @@ function base64Bytes(s: string): Uint8Array {
   return Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 }
 
-/** Asks the provider for one image; returns its encoded bytes. */
-export async function requestImage(p: ImageProvider, prompt: string, size: string): Promise<Uint8Array> {
-  const gpt = p.model.startsWith("gpt-image");
-  const body = {
-    model: p.model,
-    prompt,
-    n: 1,
-    size,
-    ...(gpt ? { output_format: "png" } : { response_format: "b64_json" }),
-  };
-  let res: Response;
-  try {
-    res = await fetch(`${p.baseUrl}/images/generations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${p.key}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (err) {
-    throw new DomainError(
-      "upstream",
-      "image_provider_unreachable",
-      "The image provider could not be reached",
-      {
-        cause: (err as Error).name,
-      },
-    );
-  }
-  const text = await res.text();
-  let json: { data?: { b64_json?: string; url?: string }[]; error?: { message?: string } } = {};
-  try {
-    json = text ? JSON.parse(text) : {};
-  } catch (_) {
-    // Reported below as an unusable answer with its status.
-    json = {};
-  }
-  if (!res.ok) {
-    throw new DomainError(
+/** The SDK client for one request: key and base given, no OPENAI_* variable read, no retries. */
+function imageClient(p: ImageProvider): OpenAI {
+  return new OpenAI({
+    apiKey: p.key,
+    baseURL: p.baseUrl,
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: TIMEOUT_MS,
+  });
+}
+
+/** An SDK failure as the function's error: an HTTP status is image_provider_error, else unreachable. */
+function providerError(err: unknown): DomainError {
+  if (err instanceof OpenAI.APIError && typeof err.status === "number") {
+    const inner = (err.error as { message?: unknown } | undefined)?.message;
+    return new DomainError(
       "upstream",
       "image_provider_error",
-      `The image provider answered HTTP ${res.status}${
-        json.error?.message ? `: ${json.error.message.slice(0, 300)}` : ""
+      `The image provider answered HTTP ${err.status}${
+        typeof inner === "string" && inner ? `: ${inner.slice(0, 300)}` : ""
       }`,
     );
   }
-  const item = json.data?.[0];
-  if (item?.b64_json) return base64Bytes(item.b64_json);
-  if (item?.url) {
+  if (err instanceof SyntaxError) {
+    return new DomainError("upstream", "image_provider_error", "The image provider answered invalid JSON");
+  }
+  const cause = err instanceof OpenAI.APIConnectionTimeoutError
+    ? "TimeoutError"
+    : ((err as Error).cause as Error | undefined)?.name ?? (err as Error).name;
+  return new DomainError(
+    "upstream",
+    "image_provider_unreachable",
+    "The image provider could not be reached",
+    { cause },
+  );
+}
+
+/** Asks the provider for one image; returns its encoded bytes. */
+export async function requestImage(p: ImageProvider, prompt: string, size: string): Promise<Uint8Array> {
+  const gpt = p.model.startsWith("gpt-image");
+  let answer: unknown;
+  try {
+    answer = await imageClient(p).images.generate({
+      model: p.model,
+      prompt,
+      n: 1,
+      size,
+      ...(gpt ? { output_format: "png" as const } : { response_format: "b64_json" as const }),
+    });
+  } catch (err) {
+    throw providerError(err);
+  }
+  // A body not labelled JSON comes back as text: no image in it.
+  const item = typeof answer === "object" && answer !== null
+    ? (answer as { data?: { b64_json?: unknown; url?: unknown }[] }).data?.[0]
+    : undefined;
+  if (typeof item?.b64_json === "string" && item.b64_json) return base64Bytes(item.b64_json);
+  if (typeof item?.url === "string" && item.url) {
     const got = await safeFetch(item.url, {
       responseType: "bytes",
       maxBytes: MAX_IMAGE_BYTES,

@@ -10,7 +10,6 @@
  * safe_fetch.ts), 10 MiB and 15 s at most. IMAGE_FETCH_ALLOWED_HOSTS (comma-separated `host` or
  * `host:port`) exempts hosts a deployment trusts on purpose (tests use it for a local server).
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { DomainError } from "@shared/errors.ts";
 import { safeFetch, UnsafeUrlError } from "@shared/net/safe_fetch.ts";
@@ -23,6 +22,7 @@ import {
   requireImage,
 } from "@shared/embeddings/decode.ts";
 import type { SupabaseClient } from "@supabase/supabase-js";
+import type { LlmContent } from "@shared/llm/mod.ts";
 import type { AiConfig } from "../pipeline/config.ts";
 import { IMAGE_CATEGORIES } from "../pipeline/config.ts";
 import { promptReader } from "../pipeline/prompts.ts";
@@ -105,7 +105,7 @@ export async function loadImage(
 }
 
 /** The vision model's content block for an image. */
-export function imageBlock(img: { bytes: Uint8Array; mediaType: ImageMediaType }): Anthropic.ImageBlockParam {
+export function imageBlock(img: { bytes: Uint8Array; mediaType: ImageMediaType }): LlmContent {
   return {
     type: "image",
     source: { type: "base64", media_type: img.mediaType, data: encodeBase64(img.bytes) },
@@ -121,14 +121,12 @@ export const imageAnalysis = z.object({
   style: z.string().trim().min(1).max(200),
   description: z.string().trim().min(1).max(4000),
   confidence: z.number().min(0).max(1),
-}).meta({ id: "ImageAnalysis" });
+});
 export type ImageAnalysis = z.infer<typeof imageAnalysis>;
 
-const ANALYSIS_SYSTEM =
-  "You analyse images of building materials and surfaces for a catalogue. Answer with " +
-  'one JSON object {"material_type": string (e.g. ceramic tile, oak wood, marble, concrete), ' +
-  '"colors": [string], "textures": [string], "style": string, "description": string, ' +
-  '"confidence": number 0..1 (how sure you are of material_type)} and nothing else.';
+const ANALYSIS_SYSTEM = "You analyse images of building materials and surfaces for a catalogue. Call " +
+  "analyze_image with the material type (e.g. ceramic tile, oak wood, marble, concrete), its colours, " +
+  "textures and style, a description, and how sure you are of the material type (0..1).";
 
 export async function analyzeImage(
   run: ModelRun,
@@ -140,9 +138,10 @@ export async function analyzeImage(
     model: ai.classification_primary_model,
     system: ANALYSIS_SYSTEM,
     maxTokens: Math.max(ai.classification_max_tokens, 1024),
-    temperature: ai.classification_temperature,
     purpose: "Image analysis",
     taskType: "image_analysis",
+    tool: "analyze_image",
+    description: "Report what the image shows: material type, colours, textures, style, description.",
     content: [
       imageBlock(img),
       { type: "text", text: context ? `Context from the caller: ${context}` : "Analyse this image." },
@@ -170,7 +169,7 @@ export interface TwoStageResult {
 }
 
 /**
- * The pipeline's classify-images step for one image: the primary vision model, then - when its
+ * The pipeline's classify-images step for one image (a classify_image call): the primary vision model, then - when its
  * confidence is under ai.classification_confidence_threshold - the validation model (recorded as
  * an escalation), whose answer is final. Prompts are the pipeline's (ai_prompts).
  */
@@ -188,9 +187,10 @@ export async function classifyTwoStage(
       model,
       system,
       maxTokens: ai.classification_max_tokens,
-      temperature: ai.classification_temperature,
       purpose: `Image classification of ${label}`,
       taskType: "image_classification",
+      tool: "classify_image",
+      description: "Report the image's category and how sure you are of it (0..1).",
       escalation: escalate ? "low_confidence" : undefined,
       content: [imageBlock(img), { type: "text", text: `Image ${label}.${note}` }],
     }, classificationVerdict);

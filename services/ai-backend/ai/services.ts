@@ -1,10 +1,11 @@
 /**
  * The AI services' domain logic (gateway group AI services): document classification, product
  * boundary detection, grouping by product, product validation, multi-model consensus and the
- * table of critical tasks. Every model answer is a zod-validated JSON object (ai/models.ts:
- * malformed answers are retried once, then a 502); answers that are well-formed JSON but
- * impossible (a page range outside the document, an item id that was never given) count as
- * malformed too, so they are retried and never passed on.
+ * table of critical tasks. Every model answer is a forced tool call validated with a zod schema
+ * (ai/models.ts over packages/shared/llm: a malformed answer is sent back once, then a 502
+ * `model_bad_output`); answers that fit the schema but are impossible (a page range outside the
+ * document, an item id that was never given) fail the call's `check`, so they are malformed too:
+ * retried and never passed on.
  */
 import { z } from "zod";
 import { DomainError } from "@shared/errors.ts";
@@ -119,16 +120,16 @@ export const documentClassification = z.object({
   confidence: z.number().min(0).max(1),
   language: z.string().trim().min(2).max(35).nullable().default(null),
   summary: z.string().trim().max(2000).default(""),
-}).meta({ id: "DocumentClassification" });
+});
 export type DocumentClassification = z.infer<typeof documentClassification>;
 
 /** How much of a document the classifier reads (its beginning). */
 export const CLASSIFY_CHARS = 20_000;
 
 const CLASSIFY_DOC_SYSTEM =
-  "You classify documents from building-materials suppliers. Answer with one JSON " +
-  `object {"document_type": one of ${DOCUMENT_TYPES.map((t) => `"${t}"`).join(", ")}, ` +
-  '"confidence": number 0..1, "language": ISO 639-1 code or null, "summary": one sentence} and nothing else.';
+  "You classify documents from building-materials suppliers. Call classify_document " +
+  "with the document's type, how sure you are (0..1), its language (ISO 639-1 code, or null) and a " +
+  "one-sentence summary.";
 
 export async function classifyDocument(
   run: ModelRun,
@@ -139,9 +140,10 @@ export async function classifyDocument(
     model: ai.classification_primary_model,
     system: CLASSIFY_DOC_SYSTEM,
     maxTokens: Math.max(ai.classification_max_tokens, 512),
-    temperature: ai.classification_temperature,
     purpose: "Document classification",
     taskType: "document_classification",
+    tool: "classify_document",
+    description: "Report the document's type, confidence, language and summary.",
     content: [{ type: "text", text: text.slice(0, CLASSIFY_CHARS) }],
   }, documentClassification);
 }
@@ -161,37 +163,28 @@ export const productBoundary = z.object({
 });
 export type ProductBoundary = z.infer<typeof productBoundary>;
 
-/** The boundary answer, refined against the pages that exist (impossible ranges are malformed). */
-function boundaryReply(pageNumbers: Set<number>) {
-  return z.object({
-    products: z.array(productBoundary).max(1000),
-    index_pages: z.array(z.number().int()).default([]),
-  }).superRefine((v, ctx) => {
-    v.products.forEach((p, i) => {
-      if (p.page_end < p.page_start) {
-        ctx.addIssue({ code: "custom", path: ["products", i], message: "page_end is before page_start" });
-      }
+const boundaryReply = z.object({
+  products: z.array(productBoundary).max(1000),
+  index_pages: z.array(z.number().int()).default([]),
+});
+
+/** Impossible boundaries (ranges outside the given pages, reversed ranges) make the answer malformed. */
+function boundaryProblem(pageNumbers: Set<number>) {
+  return (v: z.infer<typeof boundaryReply>): string | null => {
+    for (const [i, p] of v.products.entries()) {
+      if (p.page_end < p.page_start) return `products.${i}: page_end is before page_start`;
       if (!pageNumbers.has(p.page_start) || !pageNumbers.has(p.page_end)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["products", i],
-          message: "the range is outside the given pages",
-        });
+        return `products.${i}: the range ${p.page_start}-${p.page_end} is outside the given pages`;
       }
-    });
-    v.index_pages.forEach((n, i) => {
-      if (!pageNumbers.has(n)) {
-        ctx.addIssue({ code: "custom", path: ["index_pages", i], message: "no such page" });
-      }
-    });
-  });
+    }
+    const bad = v.index_pages.find((n) => !pageNumbers.has(n));
+    return bad === undefined ? null : `index_pages: no page ${bad}`;
+  };
 }
 
-const BOUNDARY_SYSTEM =
-  "You find product boundaries in a building-materials catalogue. Answer with one JSON " +
-  'object {"products":[{"name":string,"page_start":number,"page_end":number,"confidence":number 0..1}],' +
-  '"index_pages":[number]}: every product with the first and last page it is described on (only page ' +
-  "numbers that appear in the input), and the pages that are only a table of contents or an index.";
+const BOUNDARY_SYSTEM = "You find product boundaries in a building-materials catalogue. Call " +
+  "report_product_boundaries with every product and the first and last page it is described on (only " +
+  "page numbers that appear in the input), and the pages that are only a table of contents or an index.";
 
 export async function detectBoundaries(
   run: ModelRun,
@@ -203,11 +196,13 @@ export async function detectBoundaries(
     model: ai.discovery_model,
     system: BOUNDARY_SYSTEM,
     maxTokens: ai.discovery_max_tokens,
-    temperature: ai.discovery_temperature,
     purpose: "Product boundary detection",
     taskType: "product_boundary_detection",
+    tool: "report_product_boundaries",
+    description: "Report the products with their page ranges, and the index pages.",
+    check: boundaryProblem(new Set(pages.map((p) => p.page_number))),
     content: [{ type: "text", text }],
-  }, boundaryReply(new Set(pages.map((p) => p.page_number))));
+  }, boundaryReply);
   return {
     products: [...answer.products].sort((a, b) =>
       a.page_start - b.page_start || a.name.localeCompare(b.name)
@@ -229,6 +224,13 @@ export interface GroupResult {
   groups: { product_name: string; page_start: number | null; page_end: number | null; item_ids: string[] }[];
   ungrouped: string[];
 }
+
+const groupReply = z.object({
+  groups: z.array(z.object({
+    product_name: z.string().trim().min(1).max(300),
+    item_ids: z.array(z.string()).min(1),
+  })).max(1000),
+});
 
 /**
  * With product page ranges: every item goes to the first product (by page_start, then name) whose
@@ -260,28 +262,17 @@ export async function groupByProduct(
     return { method: "page_range", groups, ungrouped };
   }
   const ids = new Set(items.map((i) => i.id));
-  const reply = z.object({
-    groups: z.array(z.object({
-      product_name: z.string().trim().min(1).max(300),
-      item_ids: z.array(z.string()).min(1),
-    })).max(1000),
-  }).superRefine((v, ctx) => {
+  const check = (v: z.infer<typeof groupReply>): string | null => {
     const seen = new Set<string>();
-    v.groups.forEach((g, i) =>
-      g.item_ids.forEach((id, j) => {
-        if (!ids.has(id)) {
-          ctx.addIssue({ code: "custom", path: ["groups", i, "item_ids", j], message: `unknown id ${id}` });
-        } else if (seen.has(id)) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["groups", i, "item_ids", j],
-            message: `id ${id} is in two groups`,
-          });
-        }
+    for (const [i, g] of v.groups.entries()) {
+      for (const id of g.item_ids) {
+        if (!ids.has(id)) return `groups.${i}: unknown id ${id}`;
+        if (seen.has(id)) return `groups.${i}: id ${id} is in two groups`;
         seen.add(id);
-      })
-    );
-  });
+      }
+    }
+    return null;
+  };
   const listing = items.map((i) =>
     `[${i.id}]${i.page_number === undefined ? "" : ` (page ${i.page_number})`} ${
       (i.text ?? "").slice(0, 2000)
@@ -289,15 +280,17 @@ export async function groupByProduct(
   ).join("\n");
   const answer = await run.ask({
     model: ai.discovery_model,
-    system: "You group catalogue items (text chunks, image captions) by the product they describe. Answer " +
-      'with one JSON object {"groups":[{"product_name":string,"item_ids":[string]}]} using only the ids given ' +
-      "in brackets, each id in at most one group; leave out items that describe no product.",
+    system: "You group catalogue items (text chunks, image captions) by the product they describe. Call " +
+      "group_items with the groups, using only the ids given in brackets, each id in at most one group; " +
+      "leave out items that describe no product.",
     maxTokens: ai.discovery_max_tokens,
-    temperature: ai.discovery_temperature,
     purpose: "Grouping by product",
     taskType: "product_grouping",
+    tool: "group_items",
+    description: "Report the items grouped by the product they describe.",
+    check,
     content: [{ type: "text", text: listing }],
-  }, reply);
+  }, groupReply);
   const grouped = new Set(answer.groups.flatMap((g) => g.item_ids));
   return {
     method: "model",
@@ -327,12 +320,11 @@ export const productValidation = z.object({
     severity: z.enum(["low", "medium", "high"]),
   })).max(100),
   suggestions: z.array(z.string().trim().min(1).max(1000)).max(50),
-}).meta({ id: "ProductValidation" });
+});
 
 const VALIDATE_SYSTEM = "You review building-materials product records for a catalogue: is the record " +
-  'complete, consistent and plausible? Answer with one JSON object {"is_valid": boolean, "quality_score": ' +
-  '0..1, "confidence": 0..1, "issues":[{"field":string,"problem":string,"severity":"low"|"medium"|"high"}], ' +
-  '"suggestions":[string]} and nothing else.';
+  "complete, consistent and plausible? Call review_product with your verdict, a quality score and your " +
+  "confidence (0..1), the issues you found (field, problem, severity) and suggestions.";
 
 /**
  * One model's review; when its confidence is under the threshold the validation model reviews
@@ -344,9 +336,10 @@ export async function validateProduct(run: ModelRun, ai: AiConfig, product: Prod
       model,
       system: VALIDATE_SYSTEM,
       maxTokens: Math.max(ai.classification_max_tokens, 1024),
-      temperature: ai.classification_temperature,
       purpose: "Product validation",
       taskType: "product_validation",
+      tool: "review_product",
+      description: "Report the review of the product record.",
       escalation: escalate ? "low_confidence" : undefined,
       content: [{ type: "text", text: `Product record:\n${JSON.stringify(product, null, 2)}${note}` }],
     }, productValidation);
@@ -393,7 +386,7 @@ export interface ConsensusRequest {
 }
 
 /**
- * Asks each model the same question (one JSON verdict each), measures agreement (the share of
+ * Asks each model the same question (one verdict each, a give_verdict call), measures agreement (the share of
  * models giving the most common verdict) and reaches a consensus when it meets the threshold
  * (the task's default, or the caller's). A critical task without consensus is escalated: the
  * tie-breaking model (the validation model) sees every answer and decides; recorded as an
@@ -403,8 +396,9 @@ export async function consensusValidate(run: ModelRun, ai: AiConfig, req: Consen
   const task = criticalTask(req.task_type);
   const models = req.models ?? consensusModels(ai, task.min_models);
   const threshold = req.agreement_threshold ?? task.agreement_threshold;
-  const system = "You validate information about building materials. Answer with one JSON object " +
-    '{"verdict":"valid"|"invalid"|"uncertain","confidence":0..1,"reasoning":string} and nothing else.';
+  const system = "You validate information about building materials. Call give_verdict with valid, " +
+    "invalid or uncertain, your confidence (0..1) and your reasoning.";
+  const tool = { tool: "give_verdict", description: "Report the verdict, its confidence and the reasoning." };
   const question = req.question ?? "Is the following correct and consistent?";
   const answers = [];
   for (const model of models) {
@@ -412,9 +406,9 @@ export async function consensusValidate(run: ModelRun, ai: AiConfig, req: Consen
       model,
       system,
       maxTokens: Math.max(ai.classification_max_tokens, 1024),
-      temperature: ai.classification_temperature,
       purpose: `Consensus validation (${req.task_type})`,
       taskType: req.task_type,
+      ...tool,
       content: [{ type: "text", text: `${question}\n\n${req.content}` }],
     }, modelVerdict);
     answers.push({ model, ...a });
@@ -437,9 +431,9 @@ export async function consensusValidate(run: ModelRun, ai: AiConfig, req: Consen
       model: tieBreaker,
       system,
       maxTokens: Math.max(ai.classification_max_tokens, 1024),
-      temperature: ai.classification_temperature,
       purpose: `Consensus tie-break (${req.task_type})`,
       taskType: req.task_type,
+      ...tool,
       escalation: "disagreement",
       content: [{
         type: "text",

@@ -6,7 +6,6 @@
  * Errors are DomainErrors (status by kind); nothing here knows about HTTP.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import type Anthropic from "@anthropic-ai/sdk";
 import { DomainError } from "@shared/errors.ts";
 import { inFilterGroups, readPages } from "@shared/supabase/postgrest.ts";
 import { contentHash } from "@shared/content_hash.ts";
@@ -15,7 +14,7 @@ import { toPgVector } from "@shared/embeddings/provider.ts";
 import denoConfig from "../../../deno.json" with { type: "json" };
 import { encodeBase64 } from "./base64.ts";
 import { STAGE_LIMITS } from "./config.ts";
-import type { Secrets } from "./llm.ts";
+import { chosenProvider, type Llm, llmFromEnv, type Settings as Secrets } from "@shared/llm/mod.ts";
 import type { PromptKey } from "./prompts.ts";
 
 type Db = SupabaseClient;
@@ -33,8 +32,17 @@ async function timed<T>(
     const value = await fn();
     return { ok: true, value, ms: Math.round((performance.now() - t0) * 10) / 10 };
   } catch (err) {
-    return { ok: false, error: (err as Error).message, ms: Math.round((performance.now() - t0) * 10) / 10 };
+    return { ok: false, error: errorText(err), ms: Math.round((performance.now() - t0) * 10) / 10 };
   }
+}
+
+/** An error's message, with the provider's own message when the model layer has one. */
+function errorText(err: unknown): string {
+  const details = err instanceof DomainError
+    ? err.details as { provider_message?: string } | undefined
+    : undefined;
+  const message = (err as Error).message;
+  return details?.provider_message ? `${message}: ${details.provider_message}` : message;
 }
 
 // ---- health ----
@@ -43,15 +51,16 @@ export interface HealthDeps {
   db: Db;
   embeddings: EmbeddingProvider;
   secrets: Secrets;
-  /** The pipeline's model client (throws when ANTHROPIC_API_KEY is not set). */
-  llm: () => Anthropic;
+  /** The model layer's client (not configured: the probe is skipped and the check says so). */
+  llm: Llm;
   llmModel: string;
 }
 
 /**
  * Reachability of what the backend depends on, each probed for real and timed: the database (a
- * query), storage (listing the buckets), the language model (a token count, which costs
- * nothing), the embedding provider (one short query embedding), and the job queue's state.
+ * query), storage (listing the buckets), the language model (a one-token text call through the
+ * model layer, which works with either provider), the embedding provider (one short query
+ * embedding), and the job queue's state.
  */
 export async function systemHealth(d: HealthDeps): Promise<Json> {
   const staleBefore = new Date(Date.now() - 3 * STAGE_LIMITS.heartbeatMs).toISOString();
@@ -66,14 +75,10 @@ export async function systemHealth(d: HealthDeps): Promise<Json> {
       if (r.error) throw new Error(r.error.message);
       return r.data.map((b) => b.name).sort();
     }),
-    d.secrets("ANTHROPIC_API_KEY")
-      ? timed(async () => {
-        const r = await d.llm().messages.countTokens({
-          model: d.llmModel,
-          messages: [{ role: "user", content: "health check" }],
-        });
-        return r.input_tokens;
-      })
+    d.llm.configured
+      ? timed(() =>
+        d.llm.text({ model: d.llmModel, prompt: "health check", maxTokens: 1, purpose: "Health check" })
+      )
       : null,
     timed(() => d.embeddings.embed(["health check"], "query")),
   ]);
@@ -85,10 +90,21 @@ export async function systemHealth(d: HealthDeps): Promise<Json> {
       ? { reachable: true, latency_ms: storage.ms, buckets: storage.value }
       : { reachable: false, latency_ms: storage.ms, error: storage.error },
     llm: llm === null
-      ? { configured: false, reachable: false, error: "ANTHROPIC_API_KEY is not set" }
+      ? {
+        configured: false,
+        reachable: false,
+        error:
+          "No model provider is configured (ANTHROPIC_API_KEY, or LLM_PROVIDER=openai with OPENAI_BASE_URL)",
+      }
       : llm.ok
-      ? { configured: true, reachable: true, latency_ms: llm.ms, model: d.llmModel }
-      : { configured: true, reachable: false, latency_ms: llm.ms, model: d.llmModel, error: llm.error },
+      ? { configured: true, reachable: true, latency_ms: llm.ms, model: d.llm.modelId(d.llmModel) }
+      : {
+        configured: true,
+        reachable: false,
+        latency_ms: llm.ms,
+        model: d.llm.modelId(d.llmModel),
+        error: llm.error,
+      },
     embeddings: embeddings.ok
       ? {
         provider: d.embeddings.name,
@@ -167,7 +183,7 @@ export async function packagesStatus(
     // Subpath aliases (hono/, pkg/contrib/x) repeat a package.
     .filter((p, i, all) => all.findIndex((q) => q.name === p.name) === i)
     .sort((a, b) => a.name.localeCompare(b.name));
-  const anthropicBase = secrets("ANTHROPIC_BASE_URL");
+  const provider = chosenProvider(secrets);
   return {
     runtime: { deno: Deno.version.deno, v8: Deno.version.v8, typescript: Deno.version.typescript },
     packages,
@@ -180,9 +196,11 @@ export async function packagesStatus(
       : { available: false, error: lockError },
     providers: {
       llm: {
-        provider: "anthropic",
-        configured: Boolean(secrets("ANTHROPIC_API_KEY")),
-        base_url: anthropicBase ? "custom" : "default",
+        provider: provider ?? "none",
+        configured: llmFromEnv(secrets).configured,
+        base_url: secrets(provider === "openai" ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL")
+          ? "custom"
+          : "default",
       },
       text_embeddings: {
         provider: embeddings.name,
@@ -626,7 +644,7 @@ export async function testProductCreation(
  */
 export async function processOcr(
   db: Db,
-  llm: () => Anthropic,
+  llm: Llm,
   prompt: (key: PromptKey) => Promise<string>,
   imageId: string,
   model: string,
@@ -648,39 +666,29 @@ export async function processOcr(
   }
   const system = await prompt("ocr/image_text");
   const t0 = performance.now();
-  let msg: Anthropic.Message;
-  try {
-    msg = await llm().messages.create({
-      model,
-      max_tokens: maxTokens,
-      system,
-      messages: [{
-        role: "user",
-        content: [
-          { type: "image", source: { type: "base64", media_type: mediaType, data: encodeBase64(bytes) } },
-          { type: "text", text: `Image ${img.data.filename}: transcribe its text.` },
-        ],
-      }],
-    });
-  } catch (err) {
-    throw new DomainError("upstream", "llm_failed", `The vision model failed: ${(err as Error).message}`);
-  }
+  const out = await llm.text({
+    model,
+    system,
+    prompt: [
+      { type: "image", source: { type: "base64", media_type: mediaType, data: encodeBase64(bytes) } },
+      { type: "text", text: `Image ${img.data.filename}: transcribe its text.` },
+    ],
+    maxTokens,
+    purpose: "Image text (OCR)",
+  });
   const latency_ms = Math.round(performance.now() - t0);
-  const text = msg.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text).join(
-    "",
-  )
-    .trim();
+  const text = out.text.trim();
   const ocr_at = new Date().toISOString();
-  const up = await db.from("document_images").update({ ocr_text: text, ocr_model: msg.model, ocr_at })
+  const up = await db.from("document_images").update({ ocr_text: text, ocr_model: out.model, ocr_at })
     .eq("id", imageId).select("id").single();
   if (up.error) fail("Storing the text", up.error);
   return {
     image_id: imageId,
     document_id: img.data.document_id,
     ocr_text: text,
-    model: msg.model,
-    input_tokens: msg.usage.input_tokens,
-    output_tokens: msg.usage.output_tokens,
+    model: out.model,
+    input_tokens: out.usage.input_tokens,
+    output_tokens: out.usage.output_tokens,
     latency_ms,
     ocr_at,
   };

@@ -7,11 +7,11 @@
  * extraction keeps (focused extraction: material only by default) and its final confidence
  * reaches the threshold; `all` or focused_extraction false keeps every image. The two system
  * prompts are ai_prompts' classify-images/image_classification and image_validation
- * (pipeline/prompts.ts: editable by platform admins, the code default as fallback).
+ * (pipeline/prompts.ts: editable by platform admins, the code default as fallback). Each model
+ * answers by calling `classify_image` (a forced tool call validated with `verdict`, model layer).
  */
 import { z } from "zod";
 import { encodeBase64 } from "./base64.ts";
-import { callJson } from "./llm.ts";
 import { encodePng } from "./png.ts";
 import { IMAGE_CATEGORIES, keptCategories } from "./config.ts";
 import type { StageContext } from "./context.ts";
@@ -48,23 +48,21 @@ export async function classifyImages(
     const raster = pixels.get(image.filename);
     if (!raster) throw new Error(`classify-images: ${image.filename} is not in the PDF`);
     const png = encodeBase64(await encodePng(raster));
-    const ask = (model: string, system: string, note: string) =>
-      callJson(
-        ctx.llm(),
-        {
-          model,
-          temperature: ctx.ai.classification_temperature,
-          maxTokens: ctx.ai.classification_max_tokens,
-          system,
-          content: [
-            { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
-            { type: "text", text: `Image ${image.filename} from page ${image.page_number}.${note}` },
-          ],
-        },
-        verdict,
-        `Image classification of ${image.filename}`,
-        ctx.track,
-      );
+    const ask = async (model: string, system: string, note: string) =>
+      (await ctx.llm.structured(verdict, {
+        model,
+        system,
+        prompt: [
+          { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+          { type: "text", text: `Image ${image.filename} from page ${image.page_number}.${note}` },
+        ],
+        maxTokens: ctx.ai.classification_max_tokens,
+        purpose: `Image classification of ${image.filename}`,
+        tool: "classify_image",
+        description: `Classify the image: its category (${IMAGE_CATEGORIES.join(", ")}) and your ` +
+          "confidence in it from 0 to 1.",
+        signal: ctx.signal,
+      })).value;
     let v = await ask(ctx.ai.classification_primary_model, primarySystem, "");
     let validated = false;
     if (v.confidence < threshold) {

@@ -7,8 +7,13 @@
  * (the `extract` step every later stage depends on) in 0-10. That list gives every one of the
  * six stages a range, in order, adjoining each other; the summary's list skips extract-metadata
  * and leaves 0-50 to stages it does not name, so it cannot describe a monotonic run.
+ *
+ * Model fields name the platform's model ids (SONNET, HAIKU, OPUS from @shared/llm/mod.ts), which
+ * the model layer sends as the configured provider's model; an ai_config a client sends may name
+ * any other model id, which is sent unchanged.
  */
 import { z } from "zod";
+import { HAIKU, OPUS, SONNET } from "@shared/llm/mod.ts";
 
 export const STAGES = [
   "extract",
@@ -70,15 +75,15 @@ export const DEFAULT_AI_CONFIG: AiConfig = {
   text_embedding_model: "configured-text-embedding-provider",
   text_embedding_dimensions: 1024,
   text_embedding_input_type: "document",
-  classification_primary_model: "claude-sonnet-4-6",
-  classification_validation_model: "claude-opus-4-6",
+  classification_primary_model: SONNET,
+  classification_validation_model: OPUS,
   classification_confidence_threshold: 0.7,
-  discovery_model: "claude-sonnet-4-6",
+  discovery_model: SONNET,
   discovery_temperature: 0.1,
   discovery_max_tokens: 4096,
   classification_temperature: 0.1,
   classification_max_tokens: 512,
-  metadata_extraction_model: "claude-sonnet-4-6",
+  metadata_extraction_model: SONNET,
   metadata_temperature: 0.1,
   metadata_max_tokens: 4096,
   chunking_model: "markdown-blocks",
@@ -88,19 +93,19 @@ export const AI_CONFIG_PROFILES: Record<string, AiConfig> = {
   DEFAULT_AI_CONFIG,
   FAST_CONFIG: {
     ...DEFAULT_AI_CONFIG,
-    classification_primary_model: "claude-haiku-4-5",
-    classification_validation_model: "claude-sonnet-4-6",
-    discovery_model: "claude-haiku-4-5",
-    metadata_extraction_model: "claude-haiku-4-5",
+    classification_primary_model: HAIKU,
+    classification_validation_model: SONNET,
+    discovery_model: HAIKU,
+    metadata_extraction_model: HAIKU,
     discovery_max_tokens: 2048,
     classification_max_tokens: 256,
     metadata_max_tokens: 2048,
   },
   HIGH_ACCURACY_CONFIG: {
     ...DEFAULT_AI_CONFIG,
-    classification_primary_model: "claude-opus-4-6",
-    discovery_model: "claude-opus-4-6",
-    metadata_extraction_model: "claude-opus-4-6",
+    classification_primary_model: OPUS,
+    discovery_model: OPUS,
+    metadata_extraction_model: OPUS,
     classification_confidence_threshold: 0.8,
     discovery_max_tokens: 8192,
     classification_max_tokens: 1024,
@@ -108,10 +113,10 @@ export const AI_CONFIG_PROFILES: Record<string, AiConfig> = {
   },
   COST_OPTIMIZED_CONFIG: {
     ...DEFAULT_AI_CONFIG,
-    classification_primary_model: "claude-haiku-4-5",
-    classification_validation_model: "claude-haiku-4-5",
-    discovery_model: "claude-haiku-4-5",
-    metadata_extraction_model: "claude-haiku-4-5",
+    classification_primary_model: HAIKU,
+    classification_validation_model: HAIKU,
+    discovery_model: HAIKU,
+    metadata_extraction_model: HAIKU,
     classification_confidence_threshold: 0.6,
     discovery_max_tokens: 2048,
     classification_max_tokens: 256,

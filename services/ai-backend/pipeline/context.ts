@@ -2,15 +2,16 @@
  * What every stage is given besides its input: the job, the service-role client (stages run
  * after the route authorised the caller), the resolved options and ai_config, the providers,
  * the PDF (read once per run, lazily: a resumed run that only needs chunks never decodes
- * images it does not use) and the run's abort signal.
+ * images it does not use) and the run's abort signal. The model client is the model layer's
+ * (@shared/llm): stages make structured calls with their zod schema, and every call attempt is
+ * recorded in the job's AI tracking (ai_job_model_calls) with the stage it ran in.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "@shared/llm/mod.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import type { ImageEmbeddingProvider } from "@shared/embeddings/image.ts";
 import type { AiConfig, PipelineOptions } from "./config.ts";
 import type { ParsedPdf } from "./document.ts";
-import type { ModelCall } from "./llm.ts";
 import type { PromptKey } from "./prompts.ts";
 
 export interface JobRow {
@@ -37,15 +38,14 @@ export interface StageContext {
   documentId: string;
   options: PipelineOptions;
   ai: AiConfig;
-  llm: () => Anthropic;
+  /** The model layer's client; its calls are recorded in ai_job_model_calls (run.ts). */
+  llm: Llm;
   textEmbeddings: EmbeddingProvider;
   imageEmbeddings: ImageEmbeddingProvider;
   pdf: () => Promise<ParsedPdf>;
   signal: AbortSignal;
   /** The system prompt of a model call: ai_prompts' current version, or the code default. */
   prompt: (key: PromptKey) => Promise<string>;
-  /** Records a model call of the running stage (AI tracking). */
-  track: (call: ModelCall) => Promise<void>;
 }
 
 /** Throws a PostgREST error as a stage failure with what was being written. */

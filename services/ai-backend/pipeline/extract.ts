@@ -3,10 +3,10 @@
  * document, and discovers its products with the discovery model: each product's name and page
  * range, and which pages are index pages (contents, indexes) that chunking skips. Products are
  * upserted on (document_id, name), so a re-run finds the same rows. The discovery system prompt is
- * ai_prompts' extract/product_discovery (pipeline/prompts.ts).
+ * ai_prompts' extract/product_discovery (pipeline/prompts.ts); the model answers by calling
+ * `report_products` (a forced tool call validated with `discoveryReply`, model layer).
  */
 import { z } from "zod";
-import { callJson } from "./llm.ts";
 import { check, type StageContext } from "./context.ts";
 
 export interface ExtractedImage {
@@ -43,6 +43,19 @@ const discoveryReply = z.object({
 export async function extract(ctx: StageContext): Promise<ExtractOutput> {
   const pdf = await ctx.pdf();
   const pageCount = pdf.pages.length;
+  const text = pdf.pages.map((t, i) => `--- Page ${i + 1} ---\n${t}`).join("\n\n");
+  // The model answers before anything is written: a failed discovery leaves no rows behind.
+  const { value: found } = await ctx.llm.structured(discoveryReply, {
+    model: ctx.ai.discovery_model,
+    system: await ctx.prompt("extract/product_discovery"),
+    prompt: [{ type: "text", text }],
+    maxTokens: ctx.ai.discovery_max_tokens,
+    purpose: "Product discovery",
+    tool: "report_products",
+    description: "Report every product of the catalogue with the first and last page it is described on, " +
+      "and the pages that are only a table of contents or an index.",
+    signal: ctx.signal,
+  });
   check(
     await ctx.db.from("pipeline_documents").upsert({
       id: ctx.documentId,
@@ -53,20 +66,6 @@ export async function extract(ctx: StageContext): Promise<ExtractOutput> {
       page_count: pageCount,
     }, { onConflict: "id" }),
     "Recording the document",
-  );
-  const text = pdf.pages.map((t, i) => `--- Page ${i + 1} ---\n${t}`).join("\n\n");
-  const found = await callJson(
-    ctx.llm(),
-    {
-      model: ctx.ai.discovery_model,
-      temperature: ctx.ai.discovery_temperature,
-      maxTokens: ctx.ai.discovery_max_tokens,
-      system: await ctx.prompt("extract/product_discovery"),
-      content: [{ type: "text", text }],
-    },
-    discoveryReply,
-    "Product discovery",
-    ctx.track,
   );
 
   // Keep ranges inside the document and in order; one row per name (the first range wins).

@@ -8,12 +8,13 @@
  * re-does chunking never reads it); a prompt with no row uses the code default below. A read
  * that fails fails the stage (which is retried) rather than silently sending another prompt.
  *
- * The defaults here are the seeds: tests/pipeline/admin_prompts_test.ts checks that the seeded
+ * The defaults here are the seeds (20260208000100_admin_prompts.sql, updated to say what to fill
+ * rather than "answer with JSON" by 20260221006100_pipeline_prompts_tool_calls.sql once stages
+ * answer through forced tool calls): tests/pipeline/admin_prompts_test.ts checks that the seeded
  * rows equal them, so the two cannot drift apart.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import type Anthropic from "@anthropic-ai/sdk";
-import { DomainError } from "@shared/errors.ts";
+import type { CallRecord, Llm } from "@shared/llm/mod.ts";
 import { IMAGE_CATEGORIES } from "./config.ts";
 
 export interface PromptDefault {
@@ -32,8 +33,8 @@ export interface PromptDefault {
   max_tokens_field: "discovery_max_tokens" | "classification_max_tokens" | "metadata_max_tokens";
 }
 
-const CLASSIFY = "You classify images from building-materials catalogues. Answer with one JSON object " +
-  `{"category": one of ${IMAGE_CATEGORIES.map((c) => `"${c}"`).join(", ")}, "confidence": 0..1}. ` +
+const CLASSIFY = "You classify images from building-materials catalogues: give the image's category " +
+  `(${IMAGE_CATEGORIES.join(", ")}) and your confidence in it from 0 to 1. ` +
   "`material` is a photo or swatch of a product's material or surface.";
 
 export const PROMPT_DEFAULTS = [
@@ -42,9 +43,8 @@ export const PROMPT_DEFAULTS = [
     category: "product_discovery",
     name: "Product discovery",
     description: "Finds each product's name and page range, and the index pages, from the PDF's text.",
-    prompt_text: "You find the products in a building-materials catalogue. Answer with one JSON object " +
-      '{"products":[{"name":string,"page_start":number,"page_end":number}],"index_pages":[number]}: every ' +
-      "product with the pages it is described on, and the pages that are only a table of contents or an index.",
+    prompt_text: "You find the products in a building-materials catalogue: every product with its name and " +
+      "the first and last page it is described on, and the pages that are only a table of contents or an index.",
     model_field: "discovery_model",
     max_tokens_field: "discovery_max_tokens",
   },
@@ -72,9 +72,10 @@ export const PROMPT_DEFAULTS = [
     category: "product_metadata",
     name: "Product metadata extraction",
     description: "Reads a product's pages and answers its attributes as lists.",
-    prompt_text: "You extract product attributes from a building-materials catalogue. Answer with one JSON " +
-      "object with the lists dimensions, colors, patterns, materials, finishes, applications, " +
-      "certifications (strings; empty when absent) and any other attribute you find as a key.",
+    prompt_text:
+      "You extract product attributes from a building-materials catalogue: the lists dimensions, " +
+      "colors, patterns, materials, finishes, applications and certifications (strings; empty when absent), " +
+      "and any other attribute you find under its own name.",
     model_field: "metadata_extraction_model",
     max_tokens_field: "metadata_max_tokens",
   },
@@ -137,32 +138,31 @@ export interface PromptTestResult {
 }
 
 /**
- * Sends a prompt with sample input to the language model, as the pipeline sends it (the prompt
- * as the system prompt, the input as the one user message), and answers the model's text with
- * its usage and the time it took. A model that fails throws DomainError upstream (502) with the
- * provider's message.
+ * Sends a prompt with sample input to the language model as a text call (the prompt as the system
+ * prompt, the input as the one user message) and answers the model's text with its usage and the
+ * time it took. `onCall` gets the call's record (also when it fails); a failure is the model
+ * layer's `model_unavailable`.
  */
-export async function testPrompt(llm: Anthropic, req: PromptTestRequest): Promise<PromptTestResult> {
+export async function testPrompt(
+  llm: Llm,
+  req: PromptTestRequest,
+  onCall: (r: CallRecord) => void,
+): Promise<PromptTestResult> {
   const started = performance.now();
-  let msg: Anthropic.Message;
-  try {
-    msg = await llm.messages.create({
-      model: req.model,
-      max_tokens: req.maxTokens,
-      system: req.system,
-      messages: [{ role: "user", content: [{ type: "text", text: req.input }] }],
-    });
-  } catch (err) {
-    throw new DomainError("upstream", "llm_failed", `The language model failed: ${(err as Error).message}`, {
-      latency_ms: Math.round(performance.now() - started),
-    });
-  }
+  const out = await llm.text({
+    model: req.model,
+    system: req.system,
+    prompt: [{ type: "text", text: req.input }],
+    maxTokens: req.maxTokens,
+    purpose: "Prompt test",
+    onCall,
+  });
   return {
-    output: msg.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text).join(""),
-    model: msg.model,
-    stop_reason: msg.stop_reason,
-    input_tokens: msg.usage.input_tokens,
-    output_tokens: msg.usage.output_tokens,
+    output: out.text,
+    model: out.model,
+    stop_reason: out.stopReason,
+    input_tokens: out.usage.input_tokens,
+    output_tokens: out.usage.output_tokens,
     latency_ms: Math.round(performance.now() - started),
   };
 }

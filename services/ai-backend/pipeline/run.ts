@@ -8,12 +8,12 @@
  * Per stage: a 600 s timeout, up to 3 attempts with 2^attempt s backoff (input errors such as
  * "not a PDF" fail at once), a heartbeat every 30 s while the job runs. Clock and sleep are
  * injectable (tests never wait). A run aborted through `signal` stops like a killed process:
- * the job stays `processing` with its last heartbeat, and a later claim takes it over once that
- * heartbeat is stale.
+ * the job stays `processing` with its last heartbeat, and a later claim (resume, or the job
+ * runner's sweep for a queued job: runner.ts) takes it over once that heartbeat is stale.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import type Anthropic from "@anthropic-ai/sdk";
 import { DomainError } from "@shared/errors.ts";
+import { isModelError, llmFromEnv, type Settings } from "@shared/llm/mod.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { type ImageEmbeddingProvider, LocalImageEmbeddings } from "@shared/embeddings/image.ts";
 import {
@@ -26,7 +26,6 @@ import {
 } from "./config.ts";
 import { check, type JobRow, type StageContext } from "./context.ts";
 import { type ParsedPdf, parsePdf } from "./document.ts";
-import { pipelineLlm, type Secrets } from "./llm.ts";
 import { extract, type ExtractOutput } from "./extract.ts";
 import { classifyImages, type ClassifyOutput } from "./classify_images.ts";
 import { uploadImages, type UploadOutput } from "./upload_images.ts";
@@ -42,7 +41,8 @@ export interface PipelineDeps {
   db: SupabaseClient;
   textEmbeddings: EmbeddingProvider;
   imageEmbeddings?: ImageEmbeddingProvider;
-  secrets: Secrets;
+  /** The backend's settings: the model layer's provider, key and origin (llmFromEnv). */
+  secrets: Settings;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
   signal?: AbortSignal;
@@ -52,6 +52,8 @@ export interface PipelineDeps {
 export interface RunRequest {
   /** Run only this stage (the internal per-stage routes); earlier stages must have checkpoints. */
   only?: Stage;
+  /** The caller already holds the job (the job runner claimed it, runner.ts): no claim here. */
+  claimed?: boolean;
 }
 
 /** The run was killed (aborted): nothing more is written, as if the process had died. */
@@ -126,10 +128,14 @@ function withTimeout<T>(p: Promise<T>, ms: number, stage: Stage): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Errors a retry cannot fix: the input is wrong, or a prerequisite is missing. */
+/**
+ * Errors a retry cannot fix: the input is wrong, or a prerequisite is missing; and the model
+ * layer's two (model_unavailable, model_bad_output), which come after the layer already retried:
+ * a stage retry would only repeat the model calls (and their cost).
+ */
 function permanent(err: unknown): boolean {
-  return err instanceof DomainError && ["invalid", "conflict", "unavailable"].includes(err.kind) &&
-    err.code !== "llm_bad_reply";
+  return isModelError(err) ||
+    (err instanceof DomainError && ["invalid", "conflict", "unavailable"].includes(err.kind));
 }
 
 export async function readJob(db: SupabaseClient, jobId: string): Promise<JobRow | null> {
@@ -145,25 +151,27 @@ export async function runJob(deps: PipelineDeps, jobId: string, req: RunRequest 
   const signal = deps.signal ?? new AbortController().signal;
   const db = deps.db;
 
-  if (!req.only) {
+  if (!req.only && !req.claimed) {
     const current = await readJob(db, jobId);
     if (current?.status === "completed") return current;
   }
   const staleBefore = new Date(now().getTime() - 3 * limits.heartbeatMs);
-  const claimed = check(
-    await db.rpc("pipeline_claim_job", {
-      p_job: jobId,
-      p_now: now().toISOString(),
-      p_stale_before: staleBefore.toISOString(),
-    }),
-    "Claiming the job",
-  ) as JobRow[];
-  let job = claimed[0];
-  if (!job) {
+  const claim = async () =>
+    (check(
+      await db.rpc("pipeline_claim_job", {
+        p_job: jobId,
+        p_now: now().toISOString(),
+        p_stale_before: staleBefore.toISOString(),
+      }),
+      "Claiming the job",
+    ) as JobRow[])[0] ?? null;
+  const held = req.claimed ? await readJob(db, jobId) : await claim();
+  if (!held) {
     const current = await readJob(db, jobId);
     if (!current) throw new DomainError("not_found", "not_found", "Job not found");
     throw new DomainError("conflict", "job_busy", `The job is ${current.status}: another run holds it`);
   }
+  let job: JobRow = held;
   if (!job.storage_bucket || !job.storage_path) {
     return await finish(db, job.id, "failed", "The job has no stored document to process");
   }
@@ -191,14 +199,29 @@ export async function runJob(deps: PipelineDeps, jobId: string, req: RunRequest 
 
   let currentStage: Stage = "extract";
   let pdf: Promise<ParsedPdf> | null = null;
-  let llm: Anthropic | null = null;
   const ctx: StageContext = {
     db,
     job,
     documentId: job.document_id!,
     options: parsedOptions.data,
     ai: parsedAi,
-    llm: () => (llm ??= pipelineLlm(deps.secrets)),
+    // Every model call attempt is the job's AI tracking, with the stage it ran in.
+    llm: llmFromEnv(deps.secrets, {
+      record: async (call) => {
+        const { error } = await db.from("ai_job_model_calls").insert({
+          job_id: job.id,
+          stage: currentStage,
+          model: call.model,
+          purpose: call.purpose,
+          input_tokens: call.input_tokens,
+          output_tokens: call.output_tokens,
+          latency_ms: call.latency_ms,
+          ok: call.ok,
+          error: call.error,
+        });
+        if (error) console.error(`pipeline: recording a model call of ${job.id} failed`, error.message);
+      },
+    }),
     textEmbeddings: deps.textEmbeddings,
     imageEmbeddings: deps.imageEmbeddings ?? new LocalImageEmbeddings(),
     pdf: () =>
@@ -209,16 +232,17 @@ export async function runJob(deps: PipelineDeps, jobId: string, req: RunRequest 
       })(),
     signal,
     prompt: promptReader(db),
-    track: async (call) => {
-      const { error } = await db.from("ai_job_model_calls").insert({
-        job_id: job.id,
-        stage: currentStage,
-        ...call,
-      });
-      if (error) console.error(`pipeline: recording a model call of ${job.id} failed`, error.message);
-    },
   };
 
+  if (job.metadata && "error_code" in job.metadata) {
+    // A new run clears the last failure's code, as claiming cleared its error.
+    const { error_code: _last, ...metadata } = job.metadata;
+    job = check(
+      await db.from("ai_jobs").update({ metadata }).eq("id", job.id).select("*").single(),
+      "Clearing the last failure",
+    ) as JobRow;
+    ctx.job = job;
+  }
   const outs: Outputs = {};
   const left = () => STAGES.filter((s) => !(s in outs));
   for (
@@ -271,6 +295,8 @@ export async function runJob(deps: PipelineDeps, jobId: string, req: RunRequest 
               "failed",
               `${stage} failed after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${why}`,
               stage,
+              // The failure's code (model_unavailable, model_bad_output, not_a_pdf ...) on the job.
+              err instanceof DomainError ? { ...job.metadata, error_code: err.code } : undefined,
             );
           }
           await sleep(limits.backoffMs(attempt));
@@ -308,8 +334,9 @@ async function finish(
   status: "completed" | "failed" | "pending",
   message: string,
   stage?: Stage,
+  metadata?: Record<string, unknown>,
 ): Promise<JobRow> {
-  const patch: Record<string, unknown> = { status, message };
+  const patch: Record<string, unknown> = { status, message, ...(metadata ? { metadata } : {}) };
   if (status === "completed") Object.assign(patch, { progress: 100, completed_at: new Date().toISOString() });
   if (status === "failed") Object.assign(patch, { error: message, current_stage: stage ?? null });
   const job = check(
@@ -317,7 +344,19 @@ async function finish(
     "Finishing the job",
   ) as JobRow & { credit_transaction_id?: string | null };
   if (status !== "failed") return job;
-  // A billed (upload-async) job that fails gets its charge back, once (refund.ts).
+  return await refundFailed(db, job, message);
+}
+
+/**
+ * A billed (upload-async) job that ended `failed` gets its charge back, once (refund.ts); the
+ * refund is recorded in its metadata. Also used by the job runner for abandoned jobs.
+ */
+export async function refundFailed(
+  db: SupabaseClient,
+  job: JobRow & { credit_transaction_id?: string | null },
+  message: string,
+): Promise<JobRow> {
+  const jobId = job.id;
   const r = await refundFailedJob(db, job, message);
   if (r.outcome === "error") {
     console.error(`pipeline: refunding failed job ${jobId} failed: ${r.error}`);

@@ -20,22 +20,24 @@
  *        -> {test_id, output, model, stop_reason, input_tokens, output_tokens, latency_ms,
  *            prompt: {source: stored|given, prompt_id, stage, category, version}}
  *        A given prompt_text wins over a stored one (to try a draft); the model defaults to the
- *        one the pipeline sends that prompt to (DEFAULT_AI_CONFIG). Nothing but the test record
- *        (ai_prompt_tests) is written. A model failure is 502 and is recorded too.
+ *        one the pipeline sends that prompt to (DEFAULT_AI_CONFIG), recorded as the provider model
+ *        it is sent as. A text call through the model layer (@shared/llm). Nothing but the test
+ *        record (ai_prompt_tests) is written. A model failure is 502 `model_unavailable` and is
+ *        recorded too; no provider configured is 503 `model_unavailable` (nothing recorded).
  * Prompt objects: {id, stage, category, name, description, prompt_text, version, updated_by,
  * updated_at, change_reason, created_at, is_default (the text equals the code default)}.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { platformRoles, requireAuthenticated, serviceDb } from "@shared/auth/context.ts";
-import { DomainError } from "@shared/errors.ts";
+import { type CallRecord, isModelError, llmFromEnv } from "@shared/llm/mod.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { rows } from "@shared/supabase/postgrest.ts";
 import type { TablesInsert } from "@shared/supabase/types.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { type Ctx, router } from "../env.ts";
 import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
-import { pipelineLlm } from "../pipeline/llm.ts";
+import { settings } from "../ai/models.ts";
 import { promptDefault, testPrompt } from "../pipeline/prompts.ts";
 
 const tags = ["Admin prompts"];
@@ -203,8 +205,8 @@ export function adminPromptRoutes() {
       responses: {
         ...okJson("{test_id, output, model, input_tokens, output_tokens, latency_ms, prompt}"),
         ...errorResponses,
-        502: errorResponse("The language model failed: {error, code: llm_failed}"),
-        503: errorResponse("No language model is configured: {error, code: llm_not_configured}"),
+        502: errorResponse("The language model failed: {error, code: model_unavailable}"),
+        503: errorResponse("No language model is configured: {error, code: model_unavailable}"),
       },
     }),
     async (c) => {
@@ -227,6 +229,8 @@ export function adminPromptRoutes() {
         category: stored?.category ?? null,
         version: body.prompt_text ? null : stored?.version ?? null,
       };
+      const llm = llmFromEnv(settings(c));
+      llm.assertConfigured("Prompt test");
       const record = async (
         r: Pick<
           TablesInsert<"ai_prompt_tests">,
@@ -241,15 +245,17 @@ export function adminPromptRoutes() {
             category: prompt.category,
             prompt_text: system,
             input: body.input,
-            model,
+            model: llm.modelId(model),
             tested_by: who.userId,
             ...r,
           }).select("id").single(),
           "Prompt test",
         ) as { id: string }).id;
-      const llm = pipelineLlm(c.get("cfg").secrets ?? ((n) => Deno.env.get(n)));
+      let last: CallRecord | null = null;
       try {
-        const out = await testPrompt(llm, { system, input: body.input, model, maxTokens });
+        const out = await testPrompt(llm, { system, input: body.input, model, maxTokens }, (r) => {
+          last = r;
+        });
         const test_id = await record({
           output: out.output,
           input_tokens: out.input_tokens,
@@ -259,12 +265,9 @@ export function adminPromptRoutes() {
         });
         return c.json({ test_id, ...out, prompt }, 200);
       } catch (err) {
-        if (err instanceof DomainError && err.code === "llm_failed") {
-          await record({
-            latency_ms: (err.details as { latency_ms: number }).latency_ms,
-            ok: false,
-            error: err.message.slice(0, 2000),
-          });
+        const failed = last as CallRecord | null;
+        if (isModelError(err) && failed) {
+          await record({ latency_ms: failed.latency_ms, ok: false, error: err.message.slice(0, 2000) });
         }
         throw err;
       }

@@ -22,7 +22,8 @@
  *          [{step, ok, duration_ms, detail?, error?}]}; the caller must be owner or admin of the
  *          workspace (the product is written with the caller's own rights)
  *   POST   /api/admin/images/{image_id}/process-ocr {model?} -> {image_id, document_id,
- *          ocr_text, model, input_tokens, output_tokens, latency_ms, ocr_at}
+ *          ocr_text, model, input_tokens, output_tokens, latency_ms, ocr_at}; a model failure is
+ *          502, no model provider 503, both `model_unavailable` (the model layer's code)
  *   POST   /api/admin/generate-product-embeddings {workspace_id, limit? (1..500, default 100)}
  *          -> {workspace_id, embedded, product_ids, remaining, total_products, model, provider,
  *          dimensions}
@@ -40,9 +41,9 @@ import {
 import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { validate } from "@shared/http/validate.ts";
+import { llmFromEnv } from "@shared/llm/mod.ts";
 import { type Ctx, router } from "../env.ts";
 import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
-import { pipelineLlm } from "../pipeline/llm.ts";
 import { promptReader } from "../pipeline/prompts.ts";
 import {
   BACKUP_TABLES,
@@ -102,7 +103,7 @@ export function adminSystemRoutes() {
         db: serviceDb(c),
         embeddings: c.get("cfg").embeddings,
         secrets: s,
-        llm: () => pipelineLlm(s),
+        llm: llmFromEnv(s),
         llmModel: DEFAULT_AI_CONFIG.discovery_model,
       });
       return body.status === "unhealthy" ? c.json(body, 503) : c.json(body, 200);
@@ -254,8 +255,8 @@ export function adminSystemRoutes() {
       responses: {
         ...okJson("{image_id, ocr_text, model, input_tokens, output_tokens, latency_ms}"),
         ...errorResponses,
-        502: errorResponse("The vision model failed"),
-        503: errorResponse("No language model is configured"),
+        502: errorResponse("The vision model failed: {error, code: model_unavailable}"),
+        503: errorResponse("No language model is configured: {error, code: model_unavailable}"),
       },
     }),
     async (c) => {
@@ -276,7 +277,7 @@ export function adminSystemRoutes() {
       return c.json(
         await processOcr(
           service,
-          () => pipelineLlm(s),
+          llmFromEnv(s),
           promptReader(service),
           image_id,
           model,

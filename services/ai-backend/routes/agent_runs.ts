@@ -17,7 +17,7 @@ import { HttpError } from "@shared/http/errors.ts";
 import { caller, serviceDb } from "@shared/auth/context.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { executeRun, loadAgent, loadRun, type RunDeps } from "@shared/background_agents/mod.ts";
-import { pipelineLlm } from "../pipeline/llm.ts";
+import { llmFromEnv } from "@shared/llm/mod.ts";
 import { settings } from "../ai/models.ts";
 import { type Ctx, router } from "../env.ts";
 
@@ -45,7 +45,7 @@ function backendDeps(c: Ctx): RunDeps {
         }).catch((err) => console.error(`agent-runs: chained run ${runId} was not started`, err));
       }
     },
-    llm: () => pipelineLlm(secrets),
+    llm: () => llmFromEnv(secrets),
   };
 }
 

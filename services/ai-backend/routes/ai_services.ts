@@ -1,8 +1,9 @@
 /**
  * AI services (gateway group AI services). Billable POSTs cost the `default` price (1 credit;
  * ai_process_pdf_enhanced the document_processing price, 2), refunded on any non-2xx; the GETs
- * are free. Inputs and outputs are zod schemas (see /docs); model answers are zod-validated,
- * retried once when malformed, then a 502 `llm_bad_reply` (ai/models.ts).
+ * are free. Inputs and outputs are zod schemas (see /docs); model answers are forced tool calls,
+ * zod-validated and retried once when malformed, then a 502 `model_bad_output`; a provider failure
+ * is `model_unavailable` (502; 503 when no model is configured). ai/models.ts, packages/shared/llm.
  *
  *   POST classify-document   {content | document_id, workspace_id?, ai_config?}
  *   POST classify-batch      {documents: [{id?, content}] (1-20)}: all or nothing
@@ -38,7 +39,7 @@ import { encodePng } from "../pipeline/png.ts";
 import { createUploadJob, jobView, pipelineDeps } from "../pipeline/jobs.ts";
 import { runJob } from "../pipeline/run.ts";
 import { classifyTwoStage } from "../ai/images.ts";
-import { aiConfigOf, ModelRun, settings } from "../ai/models.ts";
+import { aiConfigOf, backendLlm, ModelRun } from "../ai/models.ts";
 import {
   checkUniqueIds,
   CLASSIFY_CHARS,
@@ -478,7 +479,8 @@ export function aiServiceRoutes() {
     }),
     async (c) => {
       const ai = aiConfigOf(undefined);
-      const configured = !!settings(c)("ANTHROPIC_API_KEY");
+      const llm = backendLlm(c);
+      const configured = llm.configured;
       const t0 = performance.now();
       const { error } = await serviceDb(c).from("ai_service_calls").select("id", {
         head: true,
@@ -488,7 +490,7 @@ export function aiServiceRoutes() {
       return c.json({
         status: configured && !error ? "healthy" : "degraded",
         llm: {
-          provider: "anthropic",
+          provider: llm.provider,
           configured,
           primary_model: ai.classification_primary_model,
           validation_model: ai.classification_validation_model,

@@ -20,8 +20,9 @@
  *                                         again on a document_images row; the result is stored on it.
  *   GET  /api/images/health
  *
- * The analysis is the vision model's JSON, zod-validated (material_type, colors, textures, style,
- * description, confidence); a malformed answer is retried once, then a 502 (ai/models.ts).
+ * The analysis is the vision model's analyze_image call, zod-validated (material_type, colors,
+ * textures, style, description, confidence); a malformed answer is sent back once, then a 502
+ * `model_bad_output`; a provider failure is `model_unavailable` (ai/models.ts, packages/shared/llm).
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
@@ -66,7 +67,7 @@ import {
   loadImage,
   oneImage,
 } from "../ai/images.ts";
-import { aiConfigOf, ModelRun, settings } from "../ai/models.ts";
+import { aiConfigOf, backendLlm, ModelRun, settings } from "../ai/models.ts";
 import { clipOf } from "./clip.ts";
 
 const tags = ["Images"];
@@ -477,13 +478,14 @@ export function imageRoutes() {
     }),
     async (c) => {
       const ai = aiConfigOf(undefined);
-      const llmConfigured = !!settings(c)("ANTHROPIC_API_KEY");
+      const llm = backendLlm(c);
+      const llmConfigured = llm.configured;
       const clip = await clipOf(c).health();
       const image = new LocalImageEmbeddings();
       return c.json({
         status: llmConfigured && clip.status === "healthy" ? "healthy" : "degraded",
         vision: {
-          provider: "anthropic",
+          provider: llm.provider,
           configured: llmConfigured,
           primary_model: ai.classification_primary_model,
           validation_model: ai.classification_validation_model,

@@ -1,7 +1,10 @@
 /**
  * Direct LLM actions (gateway group Direct LLM; action names keep the spec's vendor word:
  * anthropic_validate_image, anthropic_enrich_product, anthropic_test). 1 credit each (`default`),
- * refunded on any non-2xx. Anthropic's Messages API through the official SDK (ai/models.ts).
+ * refunded on any non-2xx. The model calls go through the platform's model layer (ai/models.ts
+ * over packages/shared/llm: whichever provider LLM_PROVIDER configures); a model failure is
+ * `model_unavailable` (503 not configured, 502 provider failure), an unusable answer
+ * `model_bad_output` (502).
  *
  *   POST /api/llm/images/validate  {image_url | image_base64, product_name?, expected_material?,
  *                                  workspace_id?, ai_config?}: the validation model judges whether
@@ -66,7 +69,7 @@ const enrichment = z.object({
   tags: strings,
   seo_title: z.string().trim().min(1).max(200),
   seo_description: z.string().trim().min(1).max(500),
-}).meta({ id: "ProductEnrichment" });
+});
 
 const testBody = z.strictObject({
   prompt: z.string().trim().min(1).max(10_000).default("Reply with the single word OK."),
@@ -106,14 +109,15 @@ export function llmRoutes() {
       const run = new ModelRun(c, "anthropic_validate_image", body.workspace_id ?? null);
       const verdict = await run.ask({
         model: ai.classification_validation_model,
-        system: "You check images for a building-materials catalogue. Answer with one JSON object " +
-          '{"is_valid": boolean (a clear photo or swatch of a material or product surface), ' +
-          '"matches_expectation": boolean, or null when nothing is expected, "category": one of ' +
-          `${IMAGE_CATEGORIES.map((x) => `"${x}"`).join(", ")}, "confidence": 0..1, "reasoning": string}.`,
+        system: "You check images for a building-materials catalogue. Call validate_image with whether " +
+          "the image is usable (a clear photo or swatch of a material or product surface), whether it " +
+          "matches what is expected (null when nothing is expected), its category, your confidence (0..1) " +
+          "and your reasoning.",
         maxTokens: Math.max(ai.classification_max_tokens, 1024),
-        temperature: ai.classification_temperature,
         purpose: "Image validation",
         taskType: "image_validation",
+        tool: "validate_image",
+        description: "Report whether the image is a usable material image and matches what is expected.",
         content: [imageBlock(img), { type: "text", text: expected || "Nothing specific is expected." }],
       }, imageVerdict);
       return c.json(
@@ -152,15 +156,14 @@ export function llmRoutes() {
       const run = new ModelRun(c, "anthropic_enrich_product", ws);
       const result = await run.ask({
         model: ai.metadata_extraction_model,
-        system:
-          "You enrich building-materials product records for a catalogue. Answer with one JSON object " +
-          '{"description": string, "materials": [string], "colors": [string], "finishes": [string], ' +
-          '"applications": [string], "tags": [string], "seo_title": string, "seo_description": string}. ' +
-          "Only state what the record supports or what is standard for such a product.",
+        system: "You enrich building-materials product records for a catalogue. Call enrich_product with " +
+          "a description, the materials, colours, finishes, applications and tags, an SEO title and an SEO " +
+          "description. Only state what the record supports or what is standard for such a product.",
         maxTokens: ai.metadata_max_tokens,
-        temperature: ai.metadata_temperature,
         purpose: "Product enrichment",
         taskType: "product_enrichment",
+        tool: "enrich_product",
+        description: "Report the suggested catalogue fields of the product.",
         content: [{ type: "text", text: `Product record:\n${JSON.stringify(product, null, 2)}` }],
       }, enrichment);
       return c.json({

@@ -1,28 +1,61 @@
 /**
- * The parts of the RAG group that exist before the processing pipeline: the async upload (the
- * file is stored and a pending job row written, as the caller) and reading jobs back. The job
- * stays `pending` until the pipeline (routes/pipeline.ts) runs it: resume, or pdf-batch-process;
- * its message says so.
+ * The async upload and reading jobs back. upload-async stores the file and writes a pending job
+ * as the caller, then queues it for the backend's job runner (ai_jobs.queued_at, service role)
+ * and answers 202 {job_id, status: pending, message}: the runner (pipeline/runner.ts) starts it
+ * once billing has linked the debit (`runAcceptedUploads`, mounted before billing) and its sweep
+ * takes it up after a crash or restart, so the client only polls. With the form field
+ * `defer_processing=true` the job is not queued: it waits for resume or a pdf-batch-process
+ * batch (which then choose its options), and its message says so.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
+import type { MiddlewareHandler } from "hono";
 import { HttpError } from "@shared/http/errors.ts";
-import { db, requireUser, requireWorkspaceRole } from "@shared/auth/context.ts";
+import { db, requireUser, requireWorkspaceRole, serviceDb } from "@shared/auth/context.ts";
 import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { isSafeObjectPath, safeFileName } from "@shared/storage/paths.ts";
 import { router } from "../env.ts";
+import type { BackendEnv, Ctx } from "../env.ts";
+import type { JobRunner } from "../pipeline/runner.ts";
 
 const tags = ["RAG"];
 const BUCKET = "ai-documents";
-export const PENDING_MESSAGE =
+export const QUEUED_MESSAGE =
+  "Document stored and queued: the processing pipeline runs it now. Poll GET /api/rag/documents/job/{job_id} (ai-gateway: GET job-status/{job_id}) until it is completed or failed.";
+export const DEFERRED_MESSAGE =
   "Document stored and queued. It is processed when POST /api/rag/jobs/{job_id}/resume (or a pdf-batch-process batch) runs the pipeline on it.";
 
 const uploadForm = z.object({
   file: z.any().meta({ type: "string", format: "binary", description: "The document (PDF, up to 50 MB)" }),
   workspace_id: z.uuid().optional(),
   title: z.string().max(500).optional(),
+  defer_processing: z.enum(["true", "false"]).optional().meta({
+    description: "`true`: do not process now; resume or a pdf-batch-process batch runs the job. " +
+      "Default `false`: the pipeline runs it at once.",
+  }),
 });
+
+/** Removes what a refused upload stored (the job row, if any, then the file). */
+async function discard(c: Ctx, path: string, jobId: string | null): Promise<void> {
+  if (jobId) {
+    const del = await serviceDb(c).from("ai_jobs").delete().eq("id", jobId);
+    if (del.error) console.error(`ai-backend: could not remove job ${jobId} of a refused upload`, del.error);
+  }
+  const rm = await db(c).storage.from(BUCKET).remove([path]);
+  if (rm.error) console.error(`ai-backend: could not remove ${path} of a refused upload`, rm.error);
+}
+
+/**
+ * Starts the job runner after an accepted upload. Mounted before billing, so it runs after
+ * billing has linked the debit to the job: a job that fails at once is refunded.
+ */
+export function runAcceptedUploads(runner: JobRunner): MiddlewareHandler<BackendEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.res.status === 202) runner.kick();
+  };
+}
 
 export function ragJobRoutes() {
   const app = router();
@@ -56,6 +89,12 @@ export function ragJobRoutes() {
         }
         await requireWorkspaceRole(c, workspaceId, null);
       }
+      const deferField = form.get("defer_processing");
+      if (deferField !== null && deferField !== "true" && deferField !== "false") {
+        throw HttpError.badRequest("defer_processing: must be `true` or `false`");
+      }
+      const deferred = deferField === "true";
+      const message = deferred ? DEFERRED_MESSAGE : QUEUED_MESSAGE;
       const jobId = crypto.randomUUID();
       const path = `${who.userId}/${jobId}/${safeFileName(file.name)}`;
       // The pipeline reads this path with the service role: it must stay inside the caller's folder.
@@ -66,12 +105,14 @@ export function ragJobRoutes() {
         throw new HttpError(502, "storage_failed", `Storing the file failed: ${up.error.message}`);
       }
       const metadata: Record<string, string> = {};
-      for (const [k, v] of form.entries()) if (typeof v === "string" && k !== "workspace_id") metadata[k] = v;
+      for (const [k, v] of form.entries()) {
+        if (typeof v === "string" && k !== "workspace_id" && k !== "defer_processing") metadata[k] = v;
+      }
       const { error } = await db(c).from("ai_jobs").insert({
         id: jobId,
         workspace_id: workspaceId ?? null,
         job_type: "document_upload",
-        message: PENDING_MESSAGE,
+        message,
         storage_bucket: BUCKET,
         storage_path: path,
         filename: file.name,
@@ -81,13 +122,19 @@ export function ragJobRoutes() {
       });
       if (error) {
         // Do not leave an orphaned file behind a job that was never created.
-        const rm = await db(c).storage.from(BUCKET).remove([path]);
-        if (rm.error) {
-          console.error(`ai-backend: could not remove ${path} after a failed job insert`, rm.error);
-        }
+        await discard(c, path, null);
         throw dbError(error, "Job");
       }
-      return c.json({ job_id: jobId, status: "pending", message: PENDING_MESSAGE }, 202);
+      if (!deferred) {
+        // Committed before the 202: an accepted upload is always the runner's (and its sweep's).
+        const queued = await serviceDb(c).from("ai_jobs").update({ queued_at: new Date().toISOString() })
+          .eq("id", jobId);
+        if (queued.error) {
+          await discard(c, path, jobId);
+          throw dbError(queued.error, "Job");
+        }
+      }
+      return c.json({ job_id: jobId, status: "pending", message }, 202);
     },
   );
 

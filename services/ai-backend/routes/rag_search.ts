@@ -12,12 +12,15 @@
  * caller must be a member (404 otherwise) and only that workspace is searched. Billing is the
  * backend's billing middleware (billing.ts): a user pays the action's price before the route
  * runs and is refunded on any non-2xx answer (model failure, bad reply, bad input).
+ *
+ * Answers (rag_query, rag_chat) are one structured call of the model layer (packages/shared/llm:
+ * the tool answer_from_sources, whose citations must name retrieved sources; RAG_MODEL, default
+ * SONNET): a provider failure is `model_unavailable` (502; 503 when no model is configured), an
+ * answer unusable twice `model_bad_output` (502).
  */
 import { createRoute } from "@hono/zod-openapi";
-import Anthropic from "@anthropic-ai/sdk";
 import { db, requireWorkspaceRole } from "@shared/auth/context.ts";
 import { HttpError } from "@shared/http/errors.ts";
-import { DomainError } from "@shared/errors.ts";
 import { dbError } from "@shared/supabase/postgrest.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { toPgVector } from "@shared/embeddings/provider.ts";
@@ -51,22 +54,22 @@ import {
   type SearchResult,
 } from "@shared/rag/search.ts";
 import {
+  ANSWER_TOOL,
+  answerSchema,
   chatRetrievalQuery,
+  citationProblem,
   contextOf,
   groundAnswer,
   NOT_FOUND_ANSWER,
-  parseReply,
-  ReplyError,
   type Source,
   SYSTEM_PROMPT,
   userPrompt,
 } from "@shared/rag/answer.ts";
+import { SONNET } from "@shared/llm/mod.ts";
 import { type Ctx, router } from "../env.ts";
-import { pipelineLlm } from "../pipeline/llm.ts";
+import { backendLlm, settings } from "../ai/models.ts";
 
 const tags = ["RAG search"];
-/** The model of rag_query / rag_chat unless RAG_MODEL is set (the spec's vendor-sonnet-4-5 tier). */
-const DEFAULT_RAG_MODEL = "claude-sonnet-4-6";
 
 type ImageQuery = Partial<Record<ImageEmbeddingKind, number[]>>;
 
@@ -369,17 +372,6 @@ interface AnswerArgs {
   maxTokens: number;
 }
 
-function llmFailure(err: unknown): Error {
-  if (err instanceof DomainError) return err;
-  if (err instanceof Anthropic.APIError && typeof err.status === "number") {
-    return new DomainError("upstream", "llm_error", `The language model answered HTTP ${err.status}`);
-  }
-  if (err instanceof Anthropic.APIConnectionError) {
-    return new DomainError("upstream", "llm_unreachable", "The language model could not be reached");
-  }
-  return err as Error;
-}
-
 async function answer(c: Ctx, a: AnswerArgs) {
   await checkWorkspace(c, a.workspaceId);
   const rows = await searchChunks(c, {
@@ -411,34 +403,24 @@ async function answer(c: Ctx, a: AnswerArgs) {
       retrieval,
     };
   }
-  const secrets = c.get("cfg").secrets ?? ((n: string) => Deno.env.get(n));
-  const model = secrets("RAG_MODEL") ?? DEFAULT_RAG_MODEL;
-  let msg: Anthropic.Message;
-  try {
-    msg = await pipelineLlm(secrets).messages.create({
-      model,
-      max_tokens: a.maxTokens,
-      system: SYSTEM_PROMPT,
-      messages: [...a.history, { role: "user", content: userPrompt(a.question, sources) }],
-    });
-  } catch (err) {
-    throw llmFailure(err);
-  }
-  const text = msg.content.filter((b) => b.type === "text").map((b) => (b as Anthropic.TextBlock).text).join(
-    "",
-  );
-  let grounded;
-  try {
-    grounded = groundAnswer(parseReply(text), sources);
-  } catch (err) {
-    if (err instanceof ReplyError) throw new DomainError("upstream", "llm_bad_reply", err.message);
-    throw err;
-  }
+  const get = settings(c);
+  const model = get("RAG_MODEL") ?? SONNET;
+  const reply = await backendLlm(c).structured(answerSchema(sources), {
+    model,
+    system: SYSTEM_PROMPT,
+    messages: [...a.history, { role: "user", content: userPrompt(a.question, sources) }],
+    maxTokens: a.maxTokens,
+    purpose: "Grounded answer",
+    tool: ANSWER_TOOL,
+    description: "Give the answer from the numbered sources, with the labels of the sources it cites.",
+    check: (v) => citationProblem(v, sources),
+  });
+  const grounded = groundAnswer(reply.value, sources);
   return {
     ...grounded,
     sources: sourceList,
     model,
-    usage: { input_tokens: msg.usage.input_tokens, output_tokens: msg.usage.output_tokens },
+    usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
     retrieval,
   };
 }

@@ -8,16 +8,18 @@
  * sandbox adds the claude-* ids the function environment configures in *_MODEL* variables).
  *
  * Tests script the replies: `reply("text")`, `reply({ toolUse: [{ name, input }] })`, one
- * per request in order; scripted replies always come first. With nothing scripted:
- * - a request that forces a tool (`tool_choice` `{type: "tool", name}`, or `{type: "any"}` with
- *   tools: the first one) gets `stop_reason: "tool_use"` and one tool_use block for that tool whose
- *   input is a deterministic instance of its input_schema, made of the words of the last user
- *   message and seeded by a hash of the request (anthropic_tools.ts says which JSON Schema keywords
- *   it honours); streamed, it arrives as input_json_delta events as the API sends them. It is
- *   well-formed, not meaningful: callers' validation passes, domain checks (e.g. a re-ranking that
- *   must name every id) may still refuse it, as they would a careless model's answer;
- * - any other request gets a deterministic text that says it is the sandbox and quotes the last
- *   user message.
+ * per request in order (model_script.ts also has `model`, `malformed`, `error` and `latencyMs`;
+ * anyone can queue them over HTTP with POST /_models/script, see sandbox.ts); scripted replies
+ * always come first. Every call is kept in `calls` for the sandbox page's model viewer. With nothing scripted, the sandbox
+ * model answers (model_brain.ts think(): its module doc has the table of rules): a forced tool
+ * (`tool_choice` `{type: "tool", name}`) gets `stop_reason: "tool_use"` and one tool_use block
+ * whose input is valid against its input_schema and meaningful where the platform reads it
+ * (classification, extraction, product discovery, captions, RAG answer, re-rank; else the
+ * deterministic generic instance of anthropic_tools.ts); an agent request with tools gets the
+ * price_lookup or search call its last message asks for, or a short text from its tool_result;
+ * anything else a deterministic text that says it is the sandbox model. The same request gets the
+ * same answer; streamed, a tool input arrives as input_json_delta events as the API sends them.
+ * The rule that answered is in the capture (`rule`).
  */
 import { StandIn, type StandInRequest } from "../standin.ts";
 import {
@@ -30,16 +32,26 @@ import {
   type StopReason,
   streamEvents,
 } from "./anthropic_messages.ts";
-import { forcedTool, instanceOf, requestSeed, wordsOf } from "./anthropic_tools.ts";
+import { think } from "./model_brain.ts";
+import { fromAnthropic } from "./brain_requests.ts";
+import { type ModelCall, ModelCallLog, requestFields } from "./model_calls.ts";
+import { malformedReply, type ModelReply, ReplyQueue } from "./model_script.ts";
+import type { Captured } from "../capture.ts";
 
-export type ScriptedReply = string | {
-  text?: string;
-  toolUse?: { name: string; input: Record<string, unknown>; id?: string }[];
-  /** Overrides the stop_reason the content implies (end_turn, or tool_use with tool calls). */
-  stopReason?: StopReason;
-  /** Runs when the request arrives, before this reply is sent (e.g. a change to the database mid-turn). */
-  beforeReply?: () => void | Promise<void>;
-};
+/**
+ * A scripted reply (model_script.ts: text and/or tool calls, malformed, error, latencyMs, model,
+ * beforeReply); a string is a text reply.
+ */
+export type ScriptedReply =
+  | string
+  | (ModelReply & {
+    /** Overrides the stop_reason the content implies (end_turn, or tool_use with tool calls). */
+    stopReason?: StopReason;
+    /** Which sandbox model rule produced an unscripted reply (shown in the captures). */
+    rule?: string;
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
@@ -150,19 +162,12 @@ export function validateMessagesRequest(body: unknown, version: string, counting
   return null;
 }
 
-function lastUserText(messages: Body[]): string {
-  const last = [...messages].reverse().find((m) => m.role === "user");
-  if (!last) return "";
-  if (typeof last.content === "string") return last.content;
-  return (last.content as Body[])
-    .filter((b) => b.type === "text")
-    .map((b) => b.text as string)
-    .join("\n");
-}
-
 export class AnthropicStandIn extends StandIn {
   readonly name = "anthropic";
-  #script: ScriptedReply[] = [];
+  /** Scripted replies (reply() here, POST /_models/script over HTTP). */
+  readonly script = new ReplyQueue<Exclude<ScriptedReply, string>>();
+  /** The model calls answered, for the sandbox page's model viewer. */
+  readonly calls = new ModelCallLog();
   readonly #models = new Set(CLAUDE_MODELS);
 
   /** Makes the stand-in serve these model ids too (beyond CLAUDE_MODELS); kept across reset(). */
@@ -171,19 +176,32 @@ export class AnthropicStandIn extends StandIn {
     return this;
   }
 
-  /** Queues replies, given to the next requests in order. */
+  servesModel(model: string): boolean {
+    return this.#models.has(model);
+  }
+
+  /** Queues replies, given to the next requests in order (one naming a model: to that model's). */
   reply(...replies: ScriptedReply[]): this {
-    this.#script.push(...replies);
+    this.script.push(...replies);
     return this;
   }
 
   get pendingReplies(): number {
-    return this.#script.length;
+    return this.script.length;
   }
 
   override reset(): void {
     super.reset();
-    this.#script = [];
+    this.script.clear();
+    this.calls.clear();
+  }
+
+  protected override onFault(captured: Captured, status: number, message: string): void {
+    const b = captured.body;
+    if (captured.path.replace(/\/+$/, "") !== "/v1/messages") return;
+    if (validateMessagesRequest(b, "2023-06-01") !== null) return;
+    captured.rule = "injected";
+    this.#record(captured, b as Body, { error: { status, message } }, "injected");
   }
 
   errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
@@ -220,36 +238,73 @@ export class AnthropicStandIn extends StandIn {
     if (!this.#models.has(b.model as string)) return this.errorResponse(404, `model: ${b.model}`);
     if (counting) return Response.json({ input_tokens: inputTokens(b) });
 
-    const next = this.#script[0];
-    if (next !== undefined && typeof next !== "string" && next.beforeReply) await next.beforeReply();
-    const message = this.#answer(b);
+    const taken = this.script.take(b.model as string);
+    const scripted = typeof taken === "string" ? { text: taken } : taken;
+    if (scripted?.beforeReply) await scripted.beforeReply();
+    if (scripted?.latencyMs) await sleep(scripted.latencyMs);
+    if (scripted?.error) {
+      const { status } = scripted.error;
+      const message = scripted.error.message ??
+        `Scripted failure (HTTP ${status}) from the anthropic sandbox`;
+      req.captured.rule = "scripted:error";
+      this.#record(req.captured, b, { error: { status, message } }, "scripted:error");
+      return this.errorResponse(status, message);
+    }
+    let reply: Exclude<ScriptedReply, string>;
+    let rule: string;
+    if (scripted?.malformed) {
+      reply = malformedReply(fromAnthropic(b), scripted.malformed);
+      rule = "scripted:malformed";
+    } else if (scripted && (scripted.text !== undefined || scripted.toolUse)) {
+      reply = scripted;
+      rule = "scripted";
+    } else {
+      const unscripted = this.#unscripted(b);
+      reply = typeof unscripted === "string" ? { text: unscripted } : unscripted;
+      rule = reply.rule ?? "unscripted";
+    }
+    const message = this.#answer(b, reply);
+    req.captured.rule = rule;
+    this.#record(req.captured, b, { message }, rule);
     const headers = { "request-id": randomId("req_") };
     return b.stream ? sseResponse(streamEvents(message), headers) : Response.json(message, { headers });
   }
 
-  /** The reply to a request nothing was scripted for (see the module doc). */
-  #unscripted(b: Body): ScriptedReply {
-    const userText = lastUserText(b.messages as Body[]);
-    const tool = forcedTool(b);
-    if (!tool) return `This is the local Anthropic sandbox replying to: "${userText.slice(0, 200)}"`;
-    const earlier = (b.messages as Body[]).filter((m) => m.role === "user").map((m) => lastUserText([m]));
-    const words = [userText, ...earlier.reverse(), tool.description, tool.name]
-      .map(wordsOf).find((w) => w.length) ?? [];
-    const input = instanceOf(tool.input_schema, { seed: requestSeed(b), words });
-    return {
-      toolUse: [{
-        name: tool.name,
-        // An input_schema is an object schema; a schema that is not gets its value wrapped.
-        input: input && typeof input === "object" && !Array.isArray(input)
-          ? input as Record<string, unknown>
-          : { value: input },
-      }],
+  #record(
+    captured: Captured,
+    b: Body,
+    out: { message?: Message; error?: { status: number; message: string } },
+    rule: string,
+  ): void {
+    const m = out.message;
+    const text = m?.content.filter((c) => c.type === "text").map((c) => c.text).join("");
+    const toolUse = m?.content.flatMap((c) =>
+      c.type === "tool_use" ? [{ name: c.name, input: c.input }] : []
+    );
+    const call: ModelCall = {
+      id: captured.id,
+      provider: this.name,
+      kind: "chat",
+      time: captured.time,
+      stream: b.stream === true,
+      ...requestFields(fromAnthropic(b)),
+      reply: m ? { ...(text ? { text } : {}), ...(toolUse?.length ? { toolUse } : {}) } : null,
+      finish: m?.stop_reason ?? null,
+      error: out.error ?? null,
+      inputTokens: m?.usage.input_tokens ?? inputTokens(b),
+      outputTokens: m?.usage.output_tokens ?? 0,
+      rule,
     };
+    this.calls.add(call);
   }
 
-  #answer(b: Body): Message {
-    const scripted = this.#script.shift() ?? this.#unscripted(b);
-    const reply = typeof scripted === "string" ? { text: scripted } : scripted;
+  /** The reply to a request nothing was scripted for: the sandbox model's (model_brain.ts think()). */
+  #unscripted(b: Body): ScriptedReply {
+    const reply = think(fromAnthropic(b));
+    return { text: reply.text, toolUse: reply.toolUse, rule: reply.rule };
+  }
+
+  #answer(b: Body, reply: Exclude<ScriptedReply, string>): Message {
     const blocks: ContentBlock[] = [];
     if (reply.text !== undefined) blocks.push({ type: "text", text: reply.text });
     for (const call of reply.toolUse ?? []) {

@@ -24,7 +24,8 @@
  * - Every failure, the gateway's own (400, 401, 403, 404, 415, 503) as the backend's, answers
  *   {success: false, error, code, details?, billing?} (GatewayFailure): one shape per surface.
  * - multipart/form-data goes to /api/rag/documents/upload-async (202 {job_id, status, message});
- *   GET /job-status/{job_id} reads a job.
+ *   the backend's job runner processes the job by itself (unless defer_processing=true), and
+ *   GET /job-status/{job_id} reads it: pending -> processing -> completed or failed.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
@@ -76,7 +77,11 @@ app.openapi(
     },
     responses: {
       ...answers(200, `{success: true, data}: the backend's answer. ${billingNote}`),
-      ...answers(202, "The upload is stored and its job is pending: data {job_id, status, message}"),
+      ...answers(
+        202,
+        "The upload is stored and its job queued: data {job_id, status: pending, message}; the pipeline runs " +
+          "it by itself (poll GET job-status/{job_id}) unless defer_processing is `true`",
+      ),
       ...gatewayErrorResponses,
       ...answers(
         402,

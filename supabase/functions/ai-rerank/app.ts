@@ -14,10 +14,11 @@
  * Beyond either: 429 {error, code: rate_limited, details {scope: client | global, limit,
  * window_seconds, retry_after}} with Retry-After. Then: 413 for a body over 1 MiB, 400 naming the
  * field for anything outside the bounds of @shared/rerank/schemas.ts (a model other than the two
- * allowed ids included), 503 when the model is not configured, 502 when it fails. The model's
- * order is used only when it is a permutation of the given ids; otherwise the input order is
- * returned with a warning. Nothing is billed: the caller is anonymous; `cost` reports what the
- * model call cost (USD).
+ * allowed ids included), 503 model_unavailable when the model is not configured (no global budget
+ * spent), 502 model_unavailable when it fails. The model's order is used only when it is a
+ * permutation of the given ids; a first answer that is not is sent back once (noted in
+ * `warnings`), a second one is 502 model_bad_output. Nothing is billed: the caller is anonymous;
+ * `cost` reports what the model calls cost (USD).
  */
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -26,7 +27,7 @@ import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { serviceDb } from "@shared/auth/context.ts";
 import { env } from "@shared/env.ts";
-import { anthropicFromEnv } from "@shared/agent/llm.ts";
+import { llmFromEnv } from "@shared/llm/mod.ts";
 import { clientAddress, hitRateLimit } from "@shared/rate_limit.ts";
 import { MAX_BODY_BYTES, rerank, RerankRequest, RerankResponse } from "@shared/rerank/mod.ts";
 
@@ -86,12 +87,15 @@ app.openapi(
       429: errorResponse(
         "The client limit or the global model-call budget is spent (details.scope); Retry-After",
       ),
-      502: errorResponse("The model failed"),
-      503: errorResponse("The model is not configured"),
+      502: errorResponse(
+        "The model failed (model_unavailable) or answered unusably twice (model_bad_output)",
+      ),
+      503: errorResponse("The model is not configured (model_unavailable)"),
     },
   }),
   async (c) => {
-    const llm = anthropicFromEnv();
+    const llm = llmFromEnv();
+    llm.assertConfigured("Re-rank");
     // Only a request that reaches the model spends the global budget.
     const limited = await spend(c, "global", "model-calls");
     if (limited) return limited;

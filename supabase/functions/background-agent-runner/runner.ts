@@ -15,7 +15,7 @@ import {
   WRITER_ROLES,
 } from "@shared/auth/context.ts";
 import { env, supabaseEnv } from "@shared/env.ts";
-import { anthropicFromEnv } from "@shared/agent/llm.ts";
+import { llmFromEnv } from "@shared/llm/mod.ts";
 import {
   agentKind,
   claimPendingRun,
@@ -68,7 +68,7 @@ export function runDeps(c: Context<any>): RunDeps {
       if (res.status !== 202) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
     },
     startChained: (runs) => background(startPendingRuns(deps, runs.map((r) => r.id))),
-    llm: anthropicFromEnv,
+    llm: () => llmFromEnv(),
   };
   return deps;
 }

@@ -24,6 +24,7 @@ import {
 import { env, requireEnv } from "@shared/env.ts";
 import { checkUrl } from "@shared/net/safe_fetch.ts";
 import { HttpError } from "@shared/http/errors.ts";
+import { runInBackground } from "@shared/http/background.ts";
 import { BatchRequest, batchView, createBatch, runBatch, sendWebhook } from "./batch.ts";
 
 const tags = ["Batch PDF processing"];
@@ -58,30 +59,37 @@ app.openapi(
     const secret = env("PDF_BATCH_WEBHOOK_SECRET");
     // The answer is the batch as accepted, before any worker claims a document.
     const accepted = await batchView(service, batchId);
-    const run = runBatch({
-      service,
-      process: async (item, options) => {
-        const all = item.extraction_type === "all" || item.extraction_type === "images";
-        const { error } = await service.from("ai_jobs").update({
-          metadata: {
-            pipeline_options: {
-              chunk_size: options.chunkSize,
-              chunk_overlap: options.overlapSize,
-              extract_categories: all ? ["all"] : ["products"],
+    // Kept alive past the response on the Edge Runtime (EdgeRuntime.waitUntil), failures logged.
+    const run = runInBackground(
+      `pdf-batch-process: batch ${batchId}`,
+      runBatch({
+        service,
+        process: async (item, options) => {
+          const all = item.extraction_type === "all" || item.extraction_type === "images";
+          // The batch takes the job with its options: off the backend runner's queue (queued_at,
+          // an upload not deferred) if the runner has not claimed it yet.
+          const { error } = await service.from("ai_jobs").update({
+            queued_at: null,
+            metadata: {
+              pipeline_options: {
+                chunk_size: options.chunkSize,
+                chunk_overlap: options.overlapSize,
+                extract_categories: all ? ["all"] : ["products"],
+              },
             },
-          },
-        }).eq("id", item.document_id).in("status", ["pending", "failed"]);
-        if (error) return { ok: false, error: error.message };
-        const res = await fetch(`${backend}/api/rag/jobs/${item.document_id}/resume`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}` },
-        });
-        const body = await res.json().catch(() => ({}));
-        if (res.ok && body.status === "completed") return { ok: true };
-        return { ok: false, error: body.error ?? `the pipeline answered HTTP ${res.status}` };
-      },
-      notify: (url, body) => sendWebhook(url, body, secret),
-    }, batchId).catch((err) => console.error(`pdf-batch-process: batch ${batchId} stopped`, err));
+          }).eq("id", item.document_id).in("status", ["pending", "failed"]);
+          if (error) return { ok: false, error: error.message };
+          const res = await fetch(`${backend}/api/rag/jobs/${item.document_id}/resume`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}` },
+          });
+          const body = await res.json().catch(() => ({}));
+          if (res.ok && body.status === "completed") return { ok: true };
+          return { ok: false, error: body.error ?? `the pipeline answered HTTP ${res.status}` };
+        },
+        notify: (url, body) => sendWebhook(url, body, secret),
+      }, batchId),
+    );
     running.set(batchId, run);
     run.finally(() => running.delete(batchId));
     return c.json({ success: true, data: accepted }, 202);

@@ -4,8 +4,10 @@
  * the database, so the limit holds), cancelling it, and the signed completion webhook (only to
  * public addresses, through safeFetch).
  *
- * Each document is an upload job (ai_jobs id, from upload-async) that the pipeline runs through
- * the AI backend's resume route, as the caller. extractionType `all` and `images` keep every
+ * Each document is an upload job (ai_jobs id, from upload-async, uploaded with
+ * defer_processing=true so that the batch decides its options; an upload not deferred is run by
+ * the backend at once) that the pipeline runs through the AI backend's resume route, as the
+ * caller. extractionType `all` and `images` keep every
  * image (extract categories `all`); `markdown` and `tables` keep the default focused extraction.
  * chunkSize / overlapSize become the pipeline's chunk_size / chunk_overlap.
  */

@@ -6,7 +6,8 @@
  * plus 2 per fix iteration; auto_fix defaults to true and max_iterations to 3).
  * The caller is the JWT's user (the body's user_id is ignored). The step is charged first
  * (packages/shared/seo/billing.ts) and refunded when it fails. 400 bad body, 401 no user JWT,
- * 402 insufficient credits, 502 model or keyword-data failure, 503 not configured.
+ * 402 insufficient credits, 502 model failure (model_unavailable, model_bad_output) or keyword-data
+ * failure, 503 not configured (model_unavailable before any charge).
  */
 import { createRoute } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";

@@ -10,9 +10,10 @@
  *   {success, data: {article_id, status, progress_percentage, current_stage, poll}} at once and
  *   the run goes on in the background. Either way the run does not depend on the connection.
  *   400 bad body (skip_research without existing_research ...), 401 no user JWT, 402 balance
- *   below the run's base cost (nothing created), 404 workspace_id not yours, 503 model or
- *   keyword data not configured; a run that fails answers its error (502 for a model or
- *   DataForSEO failure, 402 when credits ran out mid-run) with details.article_id, after the
+ *   below the run's base cost (nothing created), 404 workspace_id not yours, 503 model
+ *   (model_unavailable) or keyword data not configured; a run that fails answers its error (502
+ *   model_unavailable / model_bad_output for a model failure, 502 for DataForSEO, 402 when
+ *   credits ran out mid-run) with details.article_id, after the
  *   row was marked failed and the credits of the stages it did not deliver were refunded (a stage
  *   whose checkpoint is readable through /rest/v1 stays charged; packages/shared/seo/pipeline.ts).
  * - POST /sweep (service role; pg_cron every minute): resumes or fails runs whose worker died

@@ -7,7 +7,7 @@
  * Every call that runs is audited: one agent_tool_call_logs row (log_agent_tool_call, which checks
  * the caller's role again in SQL), its id streamed as tool_call_ids before the tool's own chunks.
  */
-import type Anthropic from "@anthropic-ai/sdk";
+import { type LlmContent, type LlmTool, toolInputSchema } from "../../llm/mod.ts";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { z } from "zod";
 import type { WorkspaceRole } from "../../auth/context.ts";
@@ -64,12 +64,13 @@ export function offeredTools(
     .filter((tool) => tool.roles.includes(scope.role!));
 }
 
-/** The Messages API's tool definitions. */
-export function toolDefinitions(tools: readonly AgentTool[]): Anthropic.Tool[] {
-  return tools.map((t) => {
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(t.schema) as Record<string, unknown>;
-    return { name: t.name, description: t.description, input_schema: schema as Anthropic.Tool.InputSchema };
-  });
+/** The tools as the model layer offers them (input_schema from each tool's zod schema). */
+export function toolDefinitions(tools: readonly AgentTool[]): LlmTool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: toolInputSchema(t.schema).schema as LlmTool["input_schema"],
+  }));
 }
 
 export interface ToolCall {
@@ -79,7 +80,7 @@ export interface ToolCall {
 }
 
 export interface ToolOutcome {
-  block: Anthropic.ToolResultBlockParam;
+  block: LlmContent & { type: "tool_result" };
   logId: string | null;
 }
 

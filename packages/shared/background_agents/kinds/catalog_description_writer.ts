@@ -1,20 +1,22 @@
 /**
  * catalog_description_writer: products of the workspace without a description get one written by
- * the language model (Anthropic Messages API, packages/shared/agent/llm.ts) from their own facts
- * (name, SKU, category, attributes), never invented specifications. Costs CREDITS_PER_PRODUCT per
- * product, debited through the credit ledger before the model is called and refunded in full if
- * the run fails; the descriptions are saved together in one statement at the end (all or none).
+ * the language model (the model layer, packages/shared/llm: a forced `write_description` tool
+ * call per product) from their own facts (name, SKU, category, attributes), never invented
+ * specifications. Costs CREDITS_PER_PRODUCT per product, debited through the credit ledger before
+ * the model is called (after checking a model provider is configured) and refunded in full if the
+ * run fails; the descriptions are saved together in one statement at the end (all or none). A
+ * model failure fails the run at `generate` with the layer's code: model_unavailable (provider
+ * unreachable or erroring, after its retry) or model_bad_output (an unusable answer twice).
  *
- * Model: BACKGROUND_AGENT_MODEL (default claude-haiku-4-5).
+ * Model: BACKGROUND_AGENT_MODEL (default the platform's HAIKU, vendor-haiku-4-5).
  */
 import { z } from "zod";
-import type Anthropic from "@anthropic-ai/sdk";
 import { env } from "../../env.ts";
+import { HAIKU } from "../../llm/mod.ts";
 import { rows } from "../../supabase/postgrest.ts";
 import type { AgentKind } from "../types.ts";
 
 export const CREDITS_PER_PRODUCT = 2;
-const DEFAULT_MODEL = "claude-haiku-4-5";
 const MAX_DESCRIPTION_CHARS = 2000;
 
 const input = z.object({
@@ -26,7 +28,12 @@ const input = z.object({
 
 const SYSTEM = "You write product descriptions for a building-materials catalog. Use only the facts given " +
   "(name, SKU, category, attributes); never invent dimensions, standards, certifications or prices. " +
-  "Answer with the description only: 2 to 4 sentences of plain text, no headings, no quotes.";
+  "Write the description only: 2 to 4 sentences of plain text, no headings, no quotes.";
+
+const descriptionAnswer = z.object({
+  description: z.string().trim().min(1).max(MAX_DESCRIPTION_CHARS)
+    .meta({ description: "The product description: 2 to 4 sentences of plain text" }),
+});
 
 interface ProductFacts {
   id: string;
@@ -34,11 +41,6 @@ interface ProductFacts {
   sku: string | null;
   category: string | null;
   metadata: Record<string, unknown> | null;
-}
-
-function textOf(message: Anthropic.Message): string {
-  return message.content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("\n")
-    .trim();
 }
 
 export const catalogDescriptionWriter: AgentKind<typeof input> = {
@@ -65,32 +67,32 @@ export const catalogDescriptionWriter: AgentKind<typeof input> = {
     });
     if (products.length === 0) return { products_described: 0, credits_charged: 0, descriptions: [] };
     const credits = products.length * CREDITS_PER_PRODUCT;
+    const llm = ctx.llm();
     await ctx.step("charge", async () => {
+      llm.assertConfigured("Product descriptions");
       await ctx.charge(credits, `${products.length} product description(s)`);
       await ctx.log.info("charge", `Charged ${credits} credits for ${products.length} product(s)`);
     });
-    const model = env("BACKGROUND_AGENT_MODEL") ?? DEFAULT_MODEL;
-    const llm = ctx.llm();
-    const written = await ctx.step("generate", async () => {
+    const model = env("BACKGROUND_AGENT_MODEL") ?? HAIKU;
+    const descriptions = await ctx.step("generate", async () => {
       const out: { id: string; name: string; description: string }[] = [];
       for (const p of products) {
         const facts = { name: p.name, sku: p.sku, category: p.category, attributes: p.metadata ?? {} };
-        const message = await llm.messages.create({
+        const answer = await llm.structured(descriptionAnswer, {
           model,
-          max_tokens: 400,
           system: SYSTEM,
-          messages: [{
-            role: "user",
-            content: `Language: ${ctx.input.language}\nProduct facts (JSON):\n${JSON.stringify(facts)}`,
-          }],
+          prompt: `Language: ${ctx.input.language}\nProduct facts (JSON):\n${JSON.stringify(facts)}`,
+          maxTokens: 600,
+          purpose: `Description of ${p.name}`,
+          tool: "write_description",
+          description: "Give the product's description, written from the facts given only.",
         });
-        const text = textOf(message).slice(0, MAX_DESCRIPTION_CHARS);
-        if (!text) throw new Error(`The model returned no description for "${p.name}"`);
-        out.push({ id: p.id, name: p.name, description: text });
+        out.push({ id: p.id, name: p.name, description: answer.value.description });
         await ctx.log.info("generate", `Described "${p.name}"`, {
           product_id: p.id,
-          input_tokens: message.usage.input_tokens,
-          output_tokens: message.usage.output_tokens,
+          model: answer.model,
+          input_tokens: answer.usage.input_tokens,
+          output_tokens: answer.usage.output_tokens,
         });
       }
       return out;
@@ -99,19 +101,19 @@ export const catalogDescriptionWriter: AgentKind<typeof input> = {
       const n = rows(
         await ctx.service.rpc("agent_save_product_descriptions", {
           p_workspace_id: ctx.agent.workspace_id,
-          p_items: written.map(({ id, description }) => ({ id, description })),
+          p_items: descriptions.map(({ id, description }) => ({ id, description })),
         }),
         "Product descriptions",
       ) as number;
-      if (n < written.length) {
+      if (n < descriptions.length) {
         await ctx.log.warn(
           "save",
-          `${written.length - n} product(s) got a description elsewhere meanwhile; kept theirs`,
+          `${descriptions.length - n} product(s) got a description elsewhere meanwhile; kept theirs`,
         );
       }
       await ctx.log.info("save", `Saved ${n} description(s)`);
       return n;
     });
-    return { products_described: saved, credits_charged: credits, model, descriptions: written };
+    return { products_described: saved, credits_charged: credits, model, descriptions };
   },
 };
