@@ -18,6 +18,7 @@ import { createAuthApp } from "./auth/app.ts";
 import { resendTransport } from "./auth/mail.ts";
 import { type AuthConfig, readAuthConfig } from "./auth/settings.ts";
 import { createFunctionsRouter } from "./functions/router.ts";
+import type { EdgeLimits } from "./functions/limits.ts";
 import { createPgMeta } from "./pgmeta/app.ts";
 import type { Platform } from "./part.ts";
 import { PARTS } from "./parts.ts";
@@ -25,6 +26,7 @@ import { readProjectConfig } from "./project_config.ts";
 import { readSigningKeys, signingKeysPath } from "./auth/keys.ts";
 import { loadSigningKeys, registerProjectKeys } from "@shared/auth/jwks.ts";
 import { writeScheduledCallSecrets } from "./cron/secrets.ts";
+import { pauseAllCronJobs } from "./cron/worker.ts";
 
 export type { Platform, PlatformPart } from "./part.ts";
 
@@ -68,6 +70,18 @@ export interface StartOptions extends Partial<PlatformConfig> {
   logRequests?: boolean;
   /** Functions in Workers reloaded on save (functions/router.ts); `deno task start` only. */
   hotReload?: boolean;
+  /**
+   * The Edge Runtime's limits the functions router enforces (functions/limits.ts); unset ones come
+   * from SUPABASE_LOCAL_FUNCTION_* or the hosted defaults. Tests set short ones.
+   */
+  functionLimits?: Partial<EdgeLimits>;
+  /**
+   * false pauses (cron.alter_job(active := false)) every pg_cron job the database has when it
+   * starts, i.e. the ones the migrations schedule, before the cron worker loads them; jobs
+   * scheduled later run as usual. Test platforms (fixtures/platform.ts) default to false, so the
+   * per-minute jobs do not call functions behind a test's back (docs/testing.md). Default true.
+   */
+  projectCronJobs?: boolean;
 }
 
 export async function startPlatform(opts: StartOptions = {}): Promise<Platform> {
@@ -123,6 +137,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
   if (!(await writeScheduledCallSecrets(db, url, config.serviceRoleKey))) {
     log("vault: supabase_vault is not enabled; scheduled calls cannot find project_url and service_role_key");
   }
+  if (opts.projectCronJobs === false) await pauseAllCronJobs(db);
 
   const fnEnv: Record<string, string> = {
     EMAIL_PLATFORM_FROM: LOCAL_EMAIL_PLATFORM_FROM,
@@ -163,6 +178,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     env: fnEnv,
     functions: project.functions,
     hotReload: opts.hotReload,
+    limits: opts.functionLimits,
     log,
   });
   stops.push(() => functionsRouter.close());

@@ -232,6 +232,19 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * Pauses every active job (cron.alter_job(active := false), as a user would), for
+ * StartOptions.projectCronJobs = false; the number paused. Without pg_cron there is none.
+ */
+export async function pauseAllCronJobs(db: PGlite): Promise<number> {
+  const cron = await db.query<{ ok: boolean }>(`select to_regclass('cron.job') is not null as ok`);
+  if (!cron.rows[0].ok) return 0;
+  const r = await db.query<{ n: number }>(
+    `select count(cron.alter_job(jobid, active := false))::int as n from cron.job where active`,
+  );
+  return r.rows[0].n;
+}
+
 /** The platform part: the worker runs for as long as the platform does. */
 export const cronPart: PlatformPart = {
   name: "cron",

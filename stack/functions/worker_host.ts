@@ -5,10 +5,14 @@
  * worker. The router posts `{ init: { name, appUrl } }` once, then one message per request
  * (method, url, headers, the body as a transferred stream, the function environment); the Worker
  * answers `{ id, status, statusText, headers, body }` (the body streamed back, so SSE keeps
- * streaming) or `{ id, error }`. Its console output is prefixed with `[<name>]`.
+ * streaming) or `{ id, error }`, and later `{ settled: id, busyMs }` once the handler and every
+ * `EdgeRuntime.waitUntil` promise of the request have settled (edge_runtime.ts), which is what
+ * the router's wall clock waits for; past it the router terminates this Worker. Its console
+ * output is prefixed with `[<name>]`.
  */
 /// <reference lib="deno.worker" />
 import { runWithEnv } from "@shared/env.ts";
+import { BusyMonitor, installEdgeRuntime, RequestWork, runInRequest } from "./edge_runtime.ts";
 
 type FetchApp = { fetch: (req: Request) => Response | Promise<Response> };
 
@@ -19,6 +23,8 @@ export interface WorkerRequest {
   headers: [string, string][];
   body: ReadableStream<Uint8Array> | null;
   env: Record<string, string>;
+  /** The gateway's x-request-id, for log lines. */
+  requestId?: string | null;
 }
 
 export type WorkerReply =
@@ -29,11 +35,15 @@ export type WorkerReply =
     headers: [string, string][];
     body: ReadableStream | null;
   }
-  | { id: number; error: string; invalid?: boolean }
+  | { id: number; error: string; invalid?: boolean; limit?: boolean }
+  | { settled: number; busyMs: number }
   | { booted: true }
   | { bootError: string };
 
 let app: FetchApp | null = null;
+let functionName = "";
+const busy = new BusyMonitor();
+installEdgeRuntime();
 
 function prefixConsole(name: string): void {
   for (const method of ["log", "info", "warn", "error", "debug"] as const) {
@@ -45,6 +55,7 @@ function prefixConsole(name: string): void {
 self.onmessage = async (e: MessageEvent) => {
   const msg = e.data;
   if (msg.init) {
+    functionName = msg.init.name;
     prefixConsole(msg.init.name);
     try {
       const mod = await import(msg.init.appUrl);
@@ -60,6 +71,14 @@ self.onmessage = async (e: MessageEvent) => {
     return;
   }
   const r = msg as WorkerRequest;
+  const work = new RequestWork(`${functionName} (request ${r.requestId ?? r.id})`, (l) => console.error(l));
+  const handler = Promise.withResolvers<void>();
+  work.add(handler.promise, "handler");
+  busy.track(work);
+  work.settled().then(() => {
+    busy.untrack(work);
+    self.postMessage({ settled: r.id, busyMs: Math.round(work.busyMs) } satisfies WorkerReply);
+  });
   try {
     const req = new Request(r.url, {
       method: r.method,
@@ -68,7 +87,7 @@ self.onmessage = async (e: MessageEvent) => {
       // @ts-ignore: required by fetch for streamed bodies; unknown to older lib typings
       duplex: "half",
     });
-    const res = await runWithEnv(r.env, () => app!.fetch(req));
+    const res = await runWithEnv(r.env, () => runInRequest(work, () => app!.fetch(req)));
     if (!(res instanceof Response)) {
       self.postMessage({ id: r.id, error: "not a Response", invalid: true } satisfies WorkerReply);
       return;
@@ -83,5 +102,7 @@ self.onmessage = async (e: MessageEvent) => {
     self.postMessage(
       { id: r.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply,
     );
+  } finally {
+    handler.resolve();
   }
 };

@@ -2415,6 +2415,145 @@ export type Database = {
           },
         ]
       }
+      messaging_bulk_recipients: {
+        Row: {
+          bulk_id: string
+          claimed_at: string | null
+          content: string | null
+          content_variables: Json | null
+          error: string | null
+          finished_at: string | null
+          id: number
+          lease: number | null
+          log_id: string | null
+          position: number
+          provider_message_id: string | null
+          status: string
+          to_number: string
+          variables: NonNullable<Json>
+        }
+        Insert: {
+          bulk_id: string
+          claimed_at?: string | null
+          content?: string | null
+          content_variables?: Json | null
+          error?: string | null
+          finished_at?: string | null
+          id?: never
+          lease?: number | null
+          log_id?: string | null
+          position: number
+          provider_message_id?: string | null
+          status: string
+          to_number: string
+          variables?: NonNullable<Json>
+        }
+        Update: {
+          bulk_id?: string
+          claimed_at?: string | null
+          content?: string | null
+          content_variables?: Json | null
+          error?: string | null
+          finished_at?: string | null
+          id?: never
+          lease?: number | null
+          log_id?: string | null
+          position?: number
+          provider_message_id?: string | null
+          status?: string
+          to_number?: string
+          variables?: NonNullable<Json>
+        }
+        Relationships: [
+          {
+            foreignKeyName: "messaging_bulk_recipients_bulk_id_fkey"
+            columns: ["bulk_id"]
+            isOneToOne: false
+            referencedRelation: "messaging_bulks"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "messaging_bulk_recipients_log_id_fkey"
+            columns: ["log_id"]
+            isOneToOne: false
+            referencedRelation: "messaging_logs"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
+      messaging_bulks: {
+        Row: {
+          channel_id: string | null
+          channel_type: string
+          completed_at: string | null
+          content_sid: string | null
+          created_at: string
+          id: string
+          media_url: string[] | null
+          message_type: string
+          status: string
+          tags: NonNullable<Json>
+          template_id: string | null
+          total: number
+          user_id: string | null
+          workspace_id: string
+        }
+        Insert: {
+          channel_id?: string | null
+          channel_type: string
+          completed_at?: string | null
+          content_sid?: string | null
+          created_at?: string
+          id?: string
+          media_url?: string[] | null
+          message_type: string
+          status?: string
+          tags?: NonNullable<Json>
+          template_id?: string | null
+          total: number
+          user_id?: string | null
+          workspace_id: string
+        }
+        Update: {
+          channel_id?: string | null
+          channel_type?: string
+          completed_at?: string | null
+          content_sid?: string | null
+          created_at?: string
+          id?: string
+          media_url?: string[] | null
+          message_type?: string
+          status?: string
+          tags?: NonNullable<Json>
+          template_id?: string | null
+          total?: number
+          user_id?: string | null
+          workspace_id?: string
+        }
+        Relationships: [
+          {
+            foreignKeyName: "messaging_bulks_channel_id_fkey"
+            columns: ["channel_id"]
+            isOneToOne: false
+            referencedRelation: "messaging_channels"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "messaging_bulks_template_id_fkey"
+            columns: ["template_id"]
+            isOneToOne: false
+            referencedRelation: "messaging_templates"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "messaging_bulks_workspace_id_fkey"
+            columns: ["workspace_id"]
+            isOneToOne: false
+            referencedRelation: "workspaces"
+            referencedColumns: ["id"]
+          },
+        ]
+      }
       messaging_channels: {
         Row: {
           channel_type: string
@@ -5783,6 +5922,48 @@ export type Database = {
           sid: string
         }
         Returns: string
+      }
+      messaging_bulk_claim: {
+        Args: {
+          p_bulk_id: string
+          p_horizon_ms: number
+          p_lease: number
+          p_max: number
+          p_msg_id: number
+          p_now: string
+        }
+        Returns: Json
+      }
+      messaging_bulk_enqueue: {
+        Args: { p_bulk: Json; p_recipients: Json }
+        Returns: number
+      }
+      messaging_bulk_finish: {
+        Args: { p_bulk_id: string; p_msg_id: number; p_now: string }
+        Returns: boolean
+      }
+      messaging_bulk_progress: {
+        Args: { p_bulk_id: string }
+        Returns: {
+          n: number
+          status: string
+        }[]
+      }
+      messaging_bulk_read: {
+        Args: { p_vt: number }
+        Returns: {
+          bulk_id: string
+          msg_id: number
+          read_ct: number
+        }[]
+      }
+      messaging_bulk_record: {
+        Args: { p_outcome: Json; p_recipient_id: number }
+        Returns: boolean
+      }
+      messaging_bulk_release: {
+        Args: { p_delay: number; p_msg_id: number }
+        Returns: undefined
       }
       messaging_status_rank: { Args: { status: string }; Returns: number }
       owns_quote_request: { Args: { p_request_id: string }; Returns: boolean }

@@ -235,3 +235,39 @@ platformTest("the API roles cannot see or schedule cron jobs", async (p) => {
     );
   }
 });
+
+platformTest(
+  "a test platform starts with the migrations' jobs paused (projectCronJobs: false); jobs scheduled later run",
+  async (p) => {
+    const project = await p.db.query<{ jobname: string; active: boolean }>(
+      `select jobname, active from cron.job
+        where jobname in ('flow-scheduler-cron', 'scrape-session-manager-tick', 'price-monitoring-scheduler',
+                          'seo-pipeline-sweeper', 'background-agents-cron', 'social-publish-cron')
+        order by 1`,
+    );
+    assert.deepEqual(project.rows, [
+      { jobname: "background-agents-cron", active: false },
+      { jobname: "flow-scheduler-cron", active: false },
+      { jobname: "price-monitoring-scheduler", active: false },
+      { jobname: "scrape-session-manager-tick", active: false },
+      { jobname: "seo-pipeline-sweeper", active: false },
+      { jobname: "social-publish-cron", active: false },
+    ]);
+    const id = (await p.db.query<{ id: string }>(
+      `select cron.schedule('after-start', '1 second', 'select 1')::text as id`,
+    )).rows[0].id;
+    try {
+      await waitFor(
+        "a run of the job scheduled after the start",
+        async () => (await runsOf(p.db, id)).find((r) => r.status === "succeeded"),
+      );
+      const ran = await p.db.query(
+        `select 1 from cron.job_run_details d join cron.job j using (jobid) where j.jobname = any($1)`,
+        [project.rows.map((r) => r.jobname)],
+      );
+      assert.deepEqual(ran.rows, [], "no run of a paused job");
+    } finally {
+      await p.db.query(`select cron.unschedule('after-start')`);
+    }
+  },
+);

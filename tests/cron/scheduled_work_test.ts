@@ -10,12 +10,15 @@ import type { Platform } from "../../stack/platform.ts";
 import { openDatabase } from "../../stack/db/database.ts";
 import { templateBlob } from "../../stack/db/template.ts";
 import { startEphemeralPlatform } from "../../fixtures/platform.ts";
-import { platformTest } from "../helpers/platform.ts";
+import { platformTest, runProjectCronJobsInModule } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
 import { graph, saveFlow } from "../flows/support.ts";
 import { closedPort, waitFor } from "./helpers.ts";
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
+
+// The first test is about the project's real per-minute jobs (paused on test platforms otherwise).
+runProjectCronJobsInModule();
 
 async function secrets(p: Platform): Promise<Record<string, string>> {
   const r = await p.db.query<{ name: string; value: string }>(
@@ -25,10 +28,13 @@ async function secrets(p: Platform): Promise<Record<string, string>> {
   return Object.fromEntries(r.rows.map((x) => [x.name, x.value]));
 }
 
-/** Runs the project's flow-scheduler-cron job every second from now on (pg_cron's own API). */
+/**
+ * Runs the project's flow-scheduler-cron job every second from now on (pg_cron's own API), also
+ * on a platform that started with the project's jobs paused.
+ */
 async function everySecond(p: Platform): Promise<string> {
   const r = await p.db.query<{ jobid: string }>(
-    `select jobid::text, cron.alter_job(jobid, schedule := '1 second') from cron.job
+    `select jobid::text, cron.alter_job(jobid, schedule := '1 second', active := true) from cron.job
       where jobname = 'flow-scheduler-cron'`,
   );
   assert.equal(r.rows.length, 1, "the project schedules flow-scheduler-cron");
@@ -71,6 +77,7 @@ platformTest(
     assert.deepEqual(perMinute.rows.map((r) => r.jobname), [
       "background-agents-cron",
       "flow-scheduler-cron",
+      "messaging-bulk-worker",
       "scrape-session-manager-tick",
       "seo-pipeline-sweeper",
       "social-publish-cron",
@@ -84,11 +91,11 @@ platformTest(
       runs.rows,
       perMinute.rows.map((r) => ({ jobname: r.jobname, succeeded: true, failed: false })),
     );
-    const answers = await waitFor("the five functions' answers", async () => {
+    const answers = await waitFor("the six functions' answers", async () => {
       const r = await p.db.query<{ status_code: number | null; error_msg: string | null }>(
         `select status_code, error_msg from net._http_response order by id`,
       );
-      return r.rows.length >= 5 ? r.rows : null;
+      return r.rows.length >= 6 ? r.rows : null;
     }, 30_000);
     for (const a of answers) assert.ok(a.status_code !== null && a.status_code < 300, JSON.stringify(a));
   },

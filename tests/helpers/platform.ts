@@ -1,6 +1,7 @@
 /**
  * Test harness: one in-process local platform per test module (fixtures/platform.ts's ephemeral
- * platform: free port, in-memory database copied from the migrated template). Tests talk to it
+ * platform: free port, in-memory database copied from the migrated template, the migrations'
+ * pg_cron jobs paused unless the module calls runProjectCronJobsInModule). Tests talk to it
  * over HTTP with supabase-js and fetch, as a client would, and may read the rows left behind
  * through `platform.db`. The clients, users and workspaces tests and benches share live in
  * fixtures/platform.ts and are re-exported here.
@@ -20,11 +21,12 @@ export {
 
 let current: Promise<Platform> | null = null;
 const pausedInModule: string[] = [];
+let projectCronJobs = false;
 
 /** The module's platform, started on first use and stopped when the module's tests end. */
 export function getPlatform(): Promise<Platform> {
   if (!current) {
-    current = startEphemeralPlatform().then(async (p) => {
+    current = startEphemeralPlatform({ projectCronJobs }).then(async (p) => {
       if (pausedInModule.length) await pauseCronJobs(p, ...pausedInModule);
       return p;
     });
@@ -33,8 +35,19 @@ export function getPlatform(): Promise<Platform> {
 }
 
 /**
- * For a module whose tests drive a scheduled function by hand: its pg_cron jobs are paused as
- * soon as the module's platform starts (see pauseCronJobs). Call at the module's top level.
+ * Opts the module's platform into the migrations' pg_cron jobs (paused by default, see
+ * docs/testing.md): for the tests about the real clock calling the real functions. Call at the
+ * module's top level, before any test starts the platform.
+ */
+export function runProjectCronJobsInModule(): void {
+  if (current) throw new Error("runProjectCronJobsInModule: the module's platform has started already");
+  projectCronJobs = true;
+}
+
+/**
+ * For a module whose tests drive a scheduled function by hand: its pg_cron jobs stay paused even
+ * if the module opts into the project's jobs (see pauseCronJobs); the names must exist. Call at
+ * the module's top level.
  */
 export function pauseCronJobsInModule(...names: string[]): void {
   pausedInModule.push(...names);
@@ -69,8 +82,8 @@ export function platformTest(name: string, fn: (p: Platform) => Promise<void>): 
 
 /**
  * Pauses pg_cron jobs by name (cron.alter_job(active := false)) for a test that drives their
- * function by hand: the test platform runs the real per-minute jobs (Vault has its URL), and a
- * real tick between a test's setup and its own call would claim the work the test asserts on.
+ * function by hand on a platform that runs the real per-minute jobs (Vault has its URL): a real
+ * tick between a test's setup and its own call would claim the work the test asserts on.
  */
 export async function pauseCronJobs(p: Platform, ...names: string[]): Promise<void> {
   const r = await p.db.query<{ n: number }>(

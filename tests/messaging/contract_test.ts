@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createWorkspace, platformTest } from "../helpers/platform.ts";
-import { call, logById, phone, setup } from "./helpers.ts";
+import { call, logById, phone, runWorker, setup } from "./helpers.ts";
 
 platformTest("send: {{...}} in plain content goes out as written; given variables fill theirs", async (p) => {
   const s = await setup(p, "lit-send");
@@ -34,7 +34,8 @@ platformTest("send: {{...}} in plain content goes out as written; given variable
     recipients: [{ to: a, variables: { name: "Ana" } }, { to: b }],
   });
   assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
-  assert.deepEqual([bulk.body.sent, bulk.body.failed], [2, 0]);
+  assert.deepEqual([bulk.body.queued, bulk.body.failed], [2, 0]);
+  assert.equal((await runWorker(p)).status, 200);
   assert.deepEqual(
     s.tw.messages().slice(2).map((m) => [m.to, m.body]).sort(),
     [[a, "Hi Ana"], [b, "Hi {{name}}"]].sort(),

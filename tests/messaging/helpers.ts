@@ -3,6 +3,7 @@
  * default SMS channel and a default WhatsApp channel, the Twilio stand-in reset with automatic
  * callbacks off (tests send each callback themselves), and a caller for messaging-api.
  */
+import { useBulkWorkerKick } from "@shared/messaging/bulk.ts";
 import type { Platform } from "../../stack/platform.ts";
 import type { TwilioStandIn } from "../../stack/sandbox/providers/twilio.ts";
 import { createTeam, type Team } from "../helpers/team.ts";
@@ -21,6 +22,27 @@ let n = 0;
 /** A fresh E.164 number (the test modules' numbers never collide). */
 export function phone(): string {
   return `+1555${String(Date.now() % 1_000_000).padStart(6, "0")}${String(n++ % 10)}`;
+}
+
+/** The kicks send-bulk made (the worker is not woken on its own in these tests: they run it). */
+export const kicks: number[] = [];
+useBulkWorkerKick(() => {
+  kicks.push(Date.now());
+  return Promise.resolve();
+});
+
+/** One run of messaging-bulk-worker, as pg_cron calls it (service-role key). */
+export async function runWorker(p: Platform): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${p.url}/functions/v1/messaging-bulk-worker`, {
+    method: "POST",
+    headers: {
+      apikey: p.config.serviceRoleKey,
+      authorization: `Bearer ${p.config.serviceRoleKey}`,
+      "content-type": "application/json",
+    },
+    body: "{}",
+  });
+  return { status: res.status, body: await res.json() };
 }
 
 export async function setup(

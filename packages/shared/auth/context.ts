@@ -266,6 +266,16 @@ export const signedIn: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
+/** The service-role key only, as pg_cron's calls carry it (anon: 401; users: 403). */
+export const serviceRoleOnly: MiddlewareHandler = async (c, next) => {
+  const who = caller(c).kind;
+  if (who === "anon") throw HttpError.unauthorized("The service-role key is required");
+  if (who !== "service") {
+    throw HttpError.forbidden("Only the scheduler (service role) may call this function");
+  }
+  await next();
+};
+
 /** A user JWT (the service role and anon: 401). */
 export const userOnly: MiddlewareHandler = async (c, next) => {
   requireUser(c);

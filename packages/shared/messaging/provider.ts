@@ -36,8 +36,20 @@ export interface IncomingNumber {
   sms: boolean;
 }
 
+/** A message the provider accepted earlier, as its list returns it. */
+export interface ListedMessage extends SentMessage {
+  to: string;
+  from: string | null;
+  body: string;
+}
+
 export interface MessagingProvider {
   send(message: OutgoingMessage): Promise<SentMessage>;
+  /**
+   * The latest messages sent to `to` from `from` (Twilio's Messages list, newest first, one page
+   * of `limit`): how the bulk worker learns whether a send it lost the answer to went out.
+   */
+  sentTo(to: string, from: string | null, limit: number): Promise<ListedMessage[]>;
   balance(): Promise<{ balance: number; currency: string; raw: Record<string, unknown> }>;
   incomingNumbers(): Promise<IncomingNumber[]>;
 }
@@ -99,6 +111,26 @@ export function twilioProvider(): MessagingProvider {
           price: price === null ? null : Math.abs(price),
           priceUnit: msg.priceUnit ?? null,
         };
+      } catch (err) {
+        throw providerError(err);
+      }
+    },
+    async sentTo(to, from, limit) {
+      try {
+        const list = await client.messages.list({ to, ...(from ? { from } : {}), limit });
+        return list.map((msg) => {
+          const price = numberOrNull(msg.price);
+          return {
+            sid: msg.sid,
+            status: msg.status,
+            to: msg.to,
+            from: msg.from ?? null,
+            body: msg.body ?? "",
+            segmentCount: numberOrNull(msg.numSegments),
+            price: price === null ? null : Math.abs(price),
+            priceUnit: msg.priceUnit ?? null,
+          };
+        });
       } catch (err) {
         throw providerError(err);
       }

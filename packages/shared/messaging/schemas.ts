@@ -57,6 +57,15 @@ const SendBulk = z.strictObject({
   whatsappContentSid: z.string().regex(/^HX[0-9a-fA-F]{32}$/, "a Content SID (HX...)").optional(),
 });
 
+/** A bulk's progress and each recipient's outcome, a page of them in the bulk's order. */
+const SendBulkStatus = z.strictObject({
+  ...base,
+  action: z.literal("send-bulk-status"),
+  bulkId: z.uuid(),
+  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
 const ByType = { channelType: ChannelTypeSchema.optional() };
 
 const Logs = z.strictObject({
@@ -99,6 +108,7 @@ export const MessagingRequest = withAliases(
   z.discriminatedUnion("action", [
     Send,
     SendBulk,
+    SendBulkStatus,
     z.strictObject({ ...base, action: z.literal("channels"), ...ByType }),
     z.strictObject({ ...base, action: z.literal("templates"), ...ByType }),
     Logs,

@@ -78,7 +78,7 @@ export async function resolveTemplate(
   return found[0];
 }
 
-interface Planned {
+export interface Planned {
   to: string;
   content: string | null;
   contentVariables?: Record<string, string>;
@@ -153,8 +153,21 @@ export function quotaMessage(channel: ChannelRow): string {
   return `Daily quota of ${channel.daily_quota} messages reached for ${channel.channel_type} channel ${channel.sender_id}`;
 }
 
-/** Runs a send for every recipient; the results are in the recipients' order. */
-export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<RecipientResult[]> {
+/** A send resolved and planned: what each recipient gets, or why they get nothing. */
+export interface PreparedSend {
+  channel: ChannelRow;
+  template: TemplateRow | null;
+  contentSid: string | undefined;
+  planned: (Planned | RecipientResult)[];
+  blocked: Set<string>;
+}
+
+/**
+ * The stages before any slot is taken (send and send-bulk share them): channel, credentials,
+ * template, each recipient's message, opt-outs. A bad number or a missing variable fails the
+ * whole request when it is one recipient; every sendable recipient opted out is a 400.
+ */
+export async function prepareSend(ctx: MessagingContext, plan: SendPlan): Promise<PreparedSend> {
   const channel = await resolveChannel(ctx, plan.channel, plan.from);
   ctx.provider(); // fails fast (credentials) before anything is logged
   const template = await resolveTemplate(ctx, plan);
@@ -167,8 +180,6 @@ export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<Re
     ? plan.whatsappContentSid ?? template?.whatsapp_content_sid ?? undefined
     : undefined;
   const single = plan.single === true;
-
-  // Plan: a bad number or a missing variable fails the whole request when it is one recipient.
   const planned: (Planned | RecipientResult)[] = plan.recipients.map((r) => {
     try {
       return planRecipient(plan, template, contentSid, r);
@@ -182,6 +193,16 @@ export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<Re
   if (sendable.length > 0 && sendable.every((p) => blocked.has(p.to))) {
     throw DomainError.invalid(ALL_OPTED_OUT, undefined, "all_opted_out");
   }
+  return { channel, template, contentSid, planned, blocked };
+}
+
+export const OPTED_OUT_ERROR = "Recipient has opted out";
+
+/** Runs a send for every recipient; the results are in the recipients' order. */
+export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<RecipientResult[]> {
+  const { channel, template, contentSid, planned, blocked } = await prepareSend(ctx, plan);
+  const single = plan.single === true;
+  const sendable = planned.filter((p): p is Planned => !("status" in p));
 
   const usage = await channelUsage(ctx, channel.id, channel.max_send_rate);
   let quotaLeft = channel.daily_quota - usage.today;
@@ -194,7 +215,7 @@ export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<Re
   planned.forEach((p, i) => {
     if ("status" in p) results[i] = p;
     else if (blocked.has(p.to)) {
-      results[i] = { to: p.to, status: "opted_out", error: "Recipient has opted out" };
+      results[i] = { to: p.to, status: "opted_out", error: OPTED_OUT_ERROR };
     } else if (quotaLeft-- > 0) queue.push(i);
     else results[i] = { to: p.to, status: "failed", error: quotaMessage(channel) };
   });
@@ -206,6 +227,26 @@ export async function deliver(ctx: MessagingContext, plan: SendPlan): Promise<Re
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
   return results;
+}
+
+/** What the provider is asked to send to one recipient (send and the bulk worker build it here). */
+export function outgoingMessage(
+  type: ChannelType,
+  channel: Pick<ChannelRow, "sender_id" | "config">,
+  p: { to: string; content: string | null; contentVariables?: Record<string, string> },
+  contentSid: string | null | undefined,
+  mediaUrl: string | string[] | null | undefined,
+  statusCallback: string,
+): OutgoingMessage {
+  return {
+    to: toProviderAddress(type, p.to),
+    ...(type === "whatsapp" && channel.config.messaging_service_sid
+      ? { messagingServiceSid: channel.config.messaging_service_sid }
+      : { from: toProviderAddress(type, channel.sender_id) }),
+    ...(contentSid ? { contentSid, contentVariables: p.contentVariables } : { body: p.content ?? undefined }),
+    ...(mediaUrl ? { mediaUrl: Array.isArray(mediaUrl) ? mediaUrl : [mediaUrl] } : {}),
+    statusCallback,
+  };
 }
 
 async function sendOne(
@@ -237,15 +278,7 @@ async function sendOne(
       created_at: new Date(at).toISOString(),
     }).select("id").single(),
   ) as { id: string };
-  const message: OutgoingMessage = {
-    to: toProviderAddress(plan.channel, p.to),
-    ...(plan.channel === "whatsapp" && channel.config.messaging_service_sid
-      ? { messagingServiceSid: channel.config.messaging_service_sid }
-      : { from: toProviderAddress(plan.channel, channel.sender_id) }),
-    ...(contentSid ? { contentSid, contentVariables: p.contentVariables } : { body: p.content ?? undefined }),
-    ...(mediaUrl ? { mediaUrl: Array.isArray(mediaUrl) ? mediaUrl : [mediaUrl] } : {}),
-    statusCallback: ctx.statusCallbackUrl,
-  };
+  const message = outgoingMessage(plan.channel, channel, p, contentSid, mediaUrl, ctx.statusCallbackUrl);
   try {
     const sent = await ctx.provider().send(message);
     rows(

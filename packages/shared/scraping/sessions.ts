@@ -10,6 +10,7 @@
 import { z } from "@hono/zod-openapi";
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
+import { runInBackground } from "../http/background.ts";
 import { type RunEnd, type RunnerDeps, runSession, STALE_AFTER_MS } from "./runner.ts";
 import { schemaValidator } from "./extract.ts";
 import { setSessionPayer } from "./billing.ts";
@@ -93,9 +94,9 @@ export function launch(deps: RunnerDeps, sessionId: string): Promise<RunEnd> {
     return "failed" as RunEnd;
   });
   activeRuns.set(sessionId, run);
-  // On Supabase's edge runtime, keep the worker alive for the run (the cron tick covers the rest).
-  const edge = (globalThis as { EdgeRuntime?: { waitUntil?: (p: Promise<unknown>) => void } }).EdgeRuntime;
-  edge?.waitUntil?.(run);
+  // Kept alive past the response up to the wall clock (EdgeRuntime.waitUntil); the session lease
+  // lets the cron tick resume whatever the wall clock cuts off.
+  runInBackground(`scraping: runner for ${sessionId}`, run);
   run.finally(() => {
     if (activeRuns.get(sessionId) === run) activeRuns.delete(sessionId);
   });

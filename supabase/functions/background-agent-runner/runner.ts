@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
 import { HttpError } from "@shared/http/errors.ts";
+import { runInBackground } from "@shared/http/background.ts";
 import {
   db,
   requireAuthenticated,
@@ -44,11 +45,9 @@ export const RunRequest = z.object({
 }).meta({ id: "BackgroundAgentRunRequest" });
 export type RunRequest = z.infer<typeof RunRequest>;
 
-/** Keeps background work alive after the response where the runtime allows it (Supabase Edge). */
+/** Keeps background work alive after the response, up to the wall clock (EdgeRuntime.waitUntil). */
 function background(work: Promise<unknown>): void {
-  const guarded = work.catch((err) => console.error("background-agent-runner: background runs failed", err));
-  const rt = (globalThis as { EdgeRuntime?: { waitUntil(p: Promise<unknown>): void } }).EdgeRuntime;
-  rt?.waitUntil(guarded);
+  runInBackground("background-agent-runner: background runs", work);
 }
 
 /** How runs are executed from this function: delegated agents go to the AI backend. */

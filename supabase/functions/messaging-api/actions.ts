@@ -10,7 +10,9 @@ import {
   analytics,
   analyticsWindow,
   balance,
+  bulkStatus,
   deliver,
+  enqueueBulk,
   getSettings,
   listChannels,
   listLogs,
@@ -76,22 +78,28 @@ export const ACTIONS: Table = {
       };
     },
   },
+  // Recorded and queued, answered at once: the worker (messaging-bulk-worker) sends at the
+  // channel's pace; send-bulk-status reads the progress. `sent` is 0 here by construction.
   "send-bulk": {
     roles: SENDERS,
     run: async (ctx, b) => {
-      const bulkId = crypto.randomUUID();
-      const results = await deliver(ctx, { ...sendPlan(b, b.recipients), bulkId });
-      const count = (s: string) => results.filter((r) => r.status === s).length;
+      const r = await enqueueBulk(ctx, sendPlan(b, b.recipients));
       return {
         success: true,
-        bulkId,
-        total: results.length,
-        sent: count("sent"),
-        failed: count("failed"),
-        optedOut: count("opted_out"),
-        results: results.map(({ logId: _, ...r }) => r),
+        bulkId: r.bulkId,
+        status: "queued",
+        total: r.total,
+        queued: r.queued,
+        sent: 0,
+        failed: r.failed,
+        optedOut: r.optedOut,
+        results: r.results,
       };
     },
+  },
+  "send-bulk-status": {
+    roles: MEMBERS,
+    run: async (ctx, b) => ({ success: true, ...await bulkStatus(ctx, b.bulkId, b) }),
   },
   channels: {
     roles: MEMBERS,

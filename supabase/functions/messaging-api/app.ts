@@ -32,8 +32,9 @@ app.openapi(
     method: "post",
     path: "/",
     tags: ["Messaging"],
-    summary: "Run a messaging action: send, send-bulk, channels, templates, logs, analytics, balance, " +
-      "send-test, sync-channels, get-settings, update-settings",
+    summary:
+      "Run a messaging action: send, send-bulk, send-bulk-status, channels, templates, logs, analytics, " +
+      "balance, send-test, sync-channels, get-settings, update-settings",
     request: jsonBody(MessagingRequest),
     responses: {
       ...okJson("The action's result, {success: true, ...}"),
