@@ -256,3 +256,22 @@ Deno.test("toolInputSchema: a schema registered with an id is the object itself;
   assert.equal(list.wrapped, true);
   assert.deepEqual(list.schema.required, ["value"]);
 });
+
+Deno.test("a call past its time limit is model_unavailable (unreachable, no provider status)", async () => {
+  await withSandbox(async (s, make) => {
+    const llm = make("anthropic");
+    // Scripted latency on both attempts (the SDK retries a timeout once).
+    s.get("anthropic").reply({ text: "late", latencyMs: 400 }, { text: "late", latencyMs: 400 });
+    const err = await llm.text({
+      model: "vendor-haiku-4-5",
+      prompt: "hi",
+      maxTokens: 20,
+      purpose: "Prompt test",
+      timeoutMs: 100,
+    }).then(() => null, (e) => e);
+    assert.ok(err instanceof DomainError);
+    assert.equal(err.code, "model_unavailable");
+    assert.equal(err.message, "Prompt test: the model provider could not be reached");
+    assert.equal((err.details as { provider_status: unknown }).provider_status, null);
+  });
+});
