@@ -35,7 +35,7 @@ import {
 import { think } from "./model_brain.ts";
 import { fromAnthropic } from "./brain_requests.ts";
 import { type ModelCall, ModelCallLog, requestFields } from "./model_calls.ts";
-import { malformedReply, type ModelReply, ReplyQueue } from "./model_script.ts";
+import { type ModelReply, nextAnswer, ReplyQueue } from "./model_script.ts";
 import type { Captured } from "../capture.ts";
 
 /**
@@ -51,7 +51,6 @@ export type ScriptedReply =
     rule?: string;
   });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
@@ -238,31 +237,22 @@ export class AnthropicStandIn extends StandIn {
     if (!this.#models.has(b.model as string)) return this.errorResponse(404, `model: ${b.model}`);
     if (counting) return Response.json({ input_tokens: inputTokens(b) });
 
-    const taken = this.script.take(b.model as string);
-    const scripted = typeof taken === "string" ? { text: taken } : taken;
-    if (scripted?.beforeReply) await scripted.beforeReply();
-    if (scripted?.latencyMs) await sleep(scripted.latencyMs);
-    if (scripted?.error) {
-      const { status } = scripted.error;
-      const message = scripted.error.message ??
-        `Scripted failure (HTTP ${status}) from the anthropic sandbox`;
+    const next = await nextAnswer(
+      this.script,
+      "anthropic",
+      b.model as string,
+      () => fromAnthropic(b),
+      () => {
+        const unscripted = this.#unscripted(b);
+        return typeof unscripted === "string" ? { text: unscripted } : unscripted;
+      },
+    );
+    if ("error" in next) {
       req.captured.rule = "scripted:error";
-      this.#record(req.captured, b, { error: { status, message } }, "scripted:error");
-      return this.errorResponse(status, message);
+      this.#record(req.captured, b, { error: next.error }, "scripted:error");
+      return this.errorResponse(next.error.status, next.error.message);
     }
-    let reply: Exclude<ScriptedReply, string>;
-    let rule: string;
-    if (scripted?.malformed) {
-      reply = malformedReply(fromAnthropic(b), scripted.malformed);
-      rule = "scripted:malformed";
-    } else if (scripted && (scripted.text !== undefined || scripted.toolUse)) {
-      reply = scripted;
-      rule = "scripted";
-    } else {
-      const unscripted = this.#unscripted(b);
-      reply = typeof unscripted === "string" ? { text: unscripted } : unscripted;
-      rule = reply.rule ?? "unscripted";
-    }
+    const { reply, rule } = next;
     const message = this.#answer(b, reply);
     req.captured.rule = rule;
     this.#record(req.captured, b, { message }, rule);

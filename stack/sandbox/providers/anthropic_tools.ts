@@ -67,7 +67,7 @@ export function requestSeed(body: Record<string, unknown>): number {
 }
 
 /** mulberry32: a small deterministic PRNG giving floats in [0, 1). */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -269,3 +269,45 @@ export function malformedReply(req: BrainRequest, mode: true | "text"): Pick<Mod
   }
   return { text: MALFORMED_TEXT };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What a model stand-in answers a request with: the provider's error, or a reply and the rule behind it. */
+export type NextAnswer =
+  | { error: { status: number; message: string } }
+  | { reply: Pick<ModelReply, "text" | "toolUse">; rule: string };
+
+/**
+ * The answer to one request, the same for every model stand-in: the next scripted reply for `model`
+ * (after its beforeReply and latency): an error, a malformed answer, or text/tool calls as scripted;
+ * with nothing scripted, the stand-in's `unscripted` answer (the sandbox model) and its rule.
+ */
+export async function nextAnswer(
+  queue: ReplyQueue,
+  provider: string,
+  model: string,
+  request: () => BrainRequest,
+  unscripted: () => Pick<ModelReply, "text" | "toolUse"> & { rule?: string },
+): Promise<NextAnswer> {
+  const taken = queue.take(model);
+  const scripted: ModelReply | undefined = typeof taken === "string" ? { text: taken } : taken;
+  if (scripted?.beforeReply) await scripted.beforeReply();
+  if (scripted?.latencyMs) await sleep(scripted.latencyMs);
+  if (scripted?.error) {
+    const { status } = scripted.error;
+    return {
+      error: {
+        status,
+        message: scripted.error.message ?? `Scripted failure (HTTP ${status}) from the ${provider} sandbox`,
+      },
+    };
+  }
+  if (scripted?.malformed) {
+    return { reply: malformedReply(request(), scripted.malformed), rule: "scripted:malformed" };
+  }
+  if (scripted && (scripted.text !== undefined || scripted.toolUse)) {
+    return { reply: scripted, rule: "scripted" };
+  }
+  const answer = unscripted();
+  return { reply: answer, rule: answer.rule ?? "unscripted" };
+}

@@ -26,11 +26,11 @@
 import type { Captured } from "../capture.ts";
 import { StandIn, type StandInRequest } from "../standin.ts";
 import { type ContentBlock, countTokens, finishReply, inputTokens, randomId } from "./anthropic_messages.ts";
-import { hash32 } from "./anthropic_tools.ts";
+import { hash32, prng } from "./anthropic_tools.ts";
 import { fromOpenAI } from "./brain_requests.ts";
 import { think } from "./model_brain.ts";
 import { type ModelCall, ModelCallLog, requestFields } from "./model_calls.ts";
-import { malformedReply, type ModelReply, ReplyQueue } from "./model_script.ts";
+import { type ModelReply, nextAnswer, ReplyQueue } from "./model_script.ts";
 
 type Body = Record<string, unknown>;
 
@@ -66,7 +66,6 @@ const NO_LIMIT = 1_000_000;
 const MAX_EMBEDDING_INPUTS = 2048;
 const MAX_DIMENSIONS = 8192;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isObject = (v: unknown): v is Body => !!v && typeof v === "object" && !Array.isArray(v);
 const typeName = (v: unknown) =>
   v === null ? "null" : Array.isArray(v) ? "an array" : Number.isInteger(v) ? "an integer" : `a ${typeof v}`;
@@ -261,18 +260,6 @@ function pieces(text: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
-}
-
-/** mulberry32: a small deterministic PRNG giving floats in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A unit vector of `dims` components seeded from the input. */
@@ -479,30 +466,19 @@ export class OpenAIStandIn extends StandIn {
     const problem = validateChatRequest(body);
     if (problem) return this.#error(400, problem);
     const b = body as Body;
-    const taken = this.script.take(b.model as string);
-    const scripted: ModelReply | undefined = typeof taken === "string" ? { text: taken } : taken;
-    if (scripted?.beforeReply) await scripted.beforeReply();
-    if (scripted?.latencyMs) await sleep(scripted.latencyMs);
-    if (scripted?.error) {
-      const { status } = scripted.error;
-      const message = scripted.error.message ?? `Scripted failure (HTTP ${status}) from the openai sandbox`;
+    const next = await nextAnswer(
+      this.script,
+      "openai",
+      b.model as string,
+      () => fromOpenAI(b),
+      () => think(fromOpenAI(b)),
+    );
+    if ("error" in next) {
       req.captured.rule = "scripted:error";
-      this.#record(req.captured, b, { error: { status, message } }, "scripted:error");
-      return this.errorResponse(status, message);
+      this.#record(req.captured, b, { error: next.error }, "scripted:error");
+      return this.errorResponse(next.error.status, next.error.message);
     }
-    let reply: Pick<ModelReply, "text" | "toolUse">;
-    let rule: string;
-    if (scripted?.malformed) {
-      reply = malformedReply(fromOpenAI(b), scripted.malformed);
-      rule = "scripted:malformed";
-    } else if (scripted && (scripted.text !== undefined || scripted.toolUse)) {
-      reply = scripted;
-      rule = "scripted";
-    } else {
-      const brain = think(fromOpenAI(b));
-      reply = brain;
-      rule = brain.rule;
-    }
+    const { reply, rule } = next;
     const completion = this.#complete(b, reply);
     req.captured.rule = rule;
     this.#record(req.captured, b, { completion }, rule);
