@@ -5591,6 +5591,23 @@ export type Database = {
           workspace_id: string
         }[]
       }
+      agent_run_begin: {
+        Args: { p_msg_id: number; p_read_ct: number; p_run_id: string }
+        Returns: boolean
+      }
+      agent_run_queue_read: {
+        Args: { p_qty: number; p_vt: number }
+        Returns: {
+          msg_id: number
+          read_ct: number
+          run_id: string
+        }[]
+      }
+      agent_run_queue_release: {
+        Args: { p_msg_ids: number[]; p_read_cts: number[] }
+        Returns: number
+      }
+      agent_runs_enqueue: { Args: { p_run_ids: string[] }; Returns: number }
       agent_save_product_descriptions: {
         Args: { p_items: Json; p_workspace_id: string }
         Returns: number
@@ -5721,6 +5738,22 @@ export type Database = {
       flow_emit_event: {
         Args: { p_data: Json; p_event_type: string; p_workspace_id: string }
         Returns: undefined
+      }
+      flow_run_begin: {
+        Args: { p_msg_id: number; p_read_ct: number; p_run_id: string }
+        Returns: boolean
+      }
+      flow_run_queue_read: {
+        Args: { p_qty: number; p_vt: number }
+        Returns: {
+          msg_id: number
+          read_ct: number
+          run_id: string
+        }[]
+      }
+      flow_run_queue_release: {
+        Args: { p_msg_ids: number[]; p_read_cts: number[] }
+        Returns: number
       }
       flow_webhook_claim_delivery: {
         Args: {

@@ -33,7 +33,7 @@ import {
 } from "./support.ts";
 
 // This module drives background-agents-cron by hand: the real per-minute tick must not claim its work.
-pauseCronJobsInModule("background-agents-cron");
+pauseCronJobsInModule("background-agents-cron", "agent-run-worker");
 
 platformTest("catalog: the agent types with input schemas, in step with the SQL check", async (p) => {
   const t = await agentTeam(p, "ag-cat", 0);
@@ -483,7 +483,8 @@ platformTest("cron: the pg_cron job arms a schedule, then runs a due agent once 
     "arming runs nothing",
   );
 
-  // Time passes: the slot is due. The tick claims it, runs it, and moves to the next slot.
+  // Time passes: the slot is due. The tick claims it, queues it (the kicked worker runs it), and
+  // moves to the next slot.
   const slot = new Date(Date.now() - 60_000);
   slot.setUTCSeconds(0, 0);
   await p.db.query(`update public.background_agents set next_run_at = $2 where id = $1`, [agent.id, slot]);
@@ -513,11 +514,15 @@ platformTest("cron: the pg_cron job arms a schedule, then runs a due agent once 
   assert.equal(x.status, 200);
   assert.equal(y.status, 200);
   assert.equal(Number(x.body.claimed) + Number(y.body.claimed), 1);
-  const forSlot = await p.db.query(
-    `select status from public.agent_runs where agent_id = $1 and scheduled_for = $2`,
-    [agent.id, slot2],
-  );
-  assert.deepEqual(forSlot.rows, [{ status: "completed" }]);
+  // The ticks queued the run and kicked the worker (pg_net), which runs it.
+  const forSlot = await waitFor("the slot's run", async () => {
+    const r = await p.db.query<{ status: string }>(
+      `select status from public.agent_runs where agent_id = $1 and scheduled_for = $2`,
+      [agent.id, slot2],
+    );
+    return r.rows.length === 1 && r.rows[0].status === "completed" ? r.rows : null;
+  }, 15_000);
+  assert.deepEqual(forSlot, [{ status: "completed" }]);
 });
 
 platformTest(

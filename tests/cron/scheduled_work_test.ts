@@ -75,7 +75,9 @@ platformTest(
       `select jobname from cron.job where schedule = '* * * * *' order by 1`,
     );
     assert.deepEqual(perMinute.rows.map((r) => r.jobname), [
+      "agent-run-worker",
       "background-agents-cron",
+      "flow-run-worker",
       "flow-scheduler-cron",
       "messaging-bulk-worker",
       "scrape-session-manager-tick",
@@ -91,11 +93,11 @@ platformTest(
       runs.rows,
       perMinute.rows.map((r) => ({ jobname: r.jobname, succeeded: true, failed: false })),
     );
-    const answers = await waitFor("the six functions' answers", async () => {
+    const answers = await waitFor("the eight functions' answers", async () => {
       const r = await p.db.query<{ status_code: number | null; error_msg: string | null }>(
         `select status_code, error_msg from net._http_response order by id`,
       );
-      return r.rows.length >= 6 ? r.rows : null;
+      return r.rows.length >= 8 ? r.rows : null;
     }, 30_000);
     for (const a of answers) assert.ok(a.status_code !== null && a.status_code < 300, JSON.stringify(a));
   },

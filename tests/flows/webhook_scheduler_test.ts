@@ -1,7 +1,8 @@
 /**
  * flow-webhook (signatures never optional once required, forged, stale and body-only ones
- * refused, a replayed delivery runs nothing, body cap, 404s) and flow-scheduler-cron (service role only; two overlapping calls create one run per slot;
- * next_run_at advanced in the flow's timezone; a failing node fails only its run), and the
+ * refused, a replayed delivery runs nothing, body cap, 404s) and flow-scheduler-cron (service role
+ * only; two overlapping calls create one run per slot, which its worker runs; next_run_at
+ * advanced in the flow's timezone; a failing node fails only its run), and the
  * platform's own events (product created, quote submitted) reaching flows through pg_net.
  */
 import assert from "node:assert/strict";
@@ -13,7 +14,7 @@ import { waitFor } from "../cron/helpers.ts";
 import { flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
 
 // This module drives flow-scheduler-cron by hand: the real per-minute tick must not claim its work.
-pauseCronJobsInModule("flow-scheduler-cron");
+pauseCronJobsInModule("flow-scheduler-cron", "flow-run-worker");
 
 /** The project's Vault secrets the scheduler job and the event triggers read (once per module). */
 async function vaultSecrets(p: Platform) {
@@ -334,6 +335,21 @@ platformTest(
     assert.equal(a.status, 200, JSON.stringify(a.body));
     assert.equal(b.status, 200, JSON.stringify(b.body));
     assert.equal((a.body.claimed as number) + (b.body.claimed as number), 2, "each slot claimed once");
+    // The tick queued the runs; the worker (kicked through pg_net, and called here as pg_cron
+    // would) runs them.
+    const worker = await call(p, "flow-scheduler-cron", "/worker", {
+      method: "POST",
+      token: p.config.serviceRoleKey,
+      body: {},
+    });
+    assert.equal(worker.status, 200, JSON.stringify(worker.body));
+    await waitFor("the two runs to end", async () => {
+      const r = await p.db.query(
+        `select 1 from public.flow_runs where flow_id = any($1) and status = 'running'`,
+        [[ok.id, failing.id]],
+      );
+      return r.rows.length === 0;
+    }, 15_000);
     const runs = await p.db.query<
       { flow_id: string; status: string; scheduled_for: Date; error_node_id: string | null }
     >(

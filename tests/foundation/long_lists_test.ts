@@ -21,7 +21,7 @@ import { connectAccount, post } from "../social/support.ts";
 import { ok } from "../ai/helpers.ts";
 
 // This module drives flow-scheduler-cron by hand: the real per-minute tick must not claim its work.
-pauseCronJobsInModule("flow-scheduler-cron");
+pauseCronJobsInModule("flow-scheduler-cron", "flow-run-worker");
 
 /** A conservative gateway limit for a request URL (nginx's default large header buffer is 8 kB). */
 const GATEWAY_URL_LIMIT = 8_000;
@@ -90,7 +90,7 @@ platformTest("scraping session status counts every page per status past 1,000 pa
   assert.equal(outsider.status, 404, JSON.stringify(outsider.body));
 });
 
-platformTest("the flow scheduler claims, runs and advances 200 due flows in one tick", async (p) => {
+platformTest("the flow scheduler claims, queues and advances 200 due flows in one tick", async (p) => {
   const t = await createTeam(p, { prefix: "long-flows" });
   const slot = "2026-03-29T07:00:00.000Z";
   const graph = { nodes: [{ id: "start", type: "cron", config: { cron: "0 9 * * *" } }], edges: [] };
@@ -109,6 +109,21 @@ platformTest("the flow scheduler claims, runs and advances 200 due flows in one 
   assert.equal(tick.status, 200, JSON.stringify(tick.body));
   assert.ok((tick.body.claimed as number) >= 200, `claimed ${tick.body.claimed}`);
   assertShortUrls(urls, "flows read");
+  // The tick queued the runs; its worker runs them, a slice per call.
+  for (let i = 0; i < 10; i++) {
+    const [left] = await q<{ n: number }>(
+      p,
+      `select count(*)::int as n from public.flow_runs where flow_id = any($1) and status = 'running'`,
+      [ids],
+    );
+    if (left.n === 0) break;
+    const w = await call(p, "flow-scheduler-cron", "/worker", {
+      method: "POST",
+      token: p.config.serviceRoleKey,
+      body: {},
+    });
+    assert.equal(w.status, 200, JSON.stringify(w.body));
+  }
   const runs = await q<{ status: string; n: number }>(
     p,
     `select status, count(*)::int as n from public.flow_runs

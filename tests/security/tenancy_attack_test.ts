@@ -183,6 +183,8 @@ interface World {
   jobId: string;
   conversationId: string;
   pdfPath: string;
+  /** A messaging bulk of the victim's workspace, with one queued recipient. */
+  bulkId: string;
   /** A product of the outsider's own workspace. */
   outsiderProduct: string;
 }
@@ -353,6 +355,18 @@ async function seed(p: Platform): Promise<World> {
     [t.owner.id, t.ws],
   )).rows[0].id;
 
+  const bulkId = (await p.db.query<{ id: string }>(
+    `with b as (
+       insert into public.messaging_bulks (workspace_id, user_id, channel_type, message_type, total)
+       values ($1, $2, 'sms', 'notification', 1) returning id
+     ), r as (
+       insert into public.messaging_bulk_recipients (bulk_id, position, to_number, status)
+       select id, 0, '+15005550006', 'queued' from b
+     )
+     select id from b`,
+    [t.ws, t.owner.id],
+  )).rows[0].id;
+
   const outsiderProduct = ok(
     await rest(p, t.outsider.accessToken, "POST", "products?select=id", {
       workspace_id: t.otherWs,
@@ -380,6 +394,7 @@ async function seed(p: Platform): Promise<World> {
     jobId,
     conversationId,
     pdfPath,
+    bulkId,
     outsiderProduct,
   };
 }
@@ -1342,6 +1357,8 @@ const RPC_ATTACKS: Record<
     status: 200,
     check: false,
   }),
+  // Invoker: RLS hides the victim's bulk, so the outsider counts nothing.
+  messaging_bulk_progress: (w) => ({ args: { p_bulk_id: w.bulkId }, status: 200, check: [] }),
   messaging_analytics: (w) => ({
     args: { ws: w.t.ws, start_at: "2000-01-01T00:00:00Z", end_at: "2100-01-01T00:00:00Z", only_type: null },
     status: 200,

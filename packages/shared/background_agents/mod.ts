@@ -1,7 +1,8 @@
 /**
  * Background agents (spec "Background agents"): the catalog of agent types, runs with ordered
- * logs, chains, credits, and the scheduler tick. background-agent-runner (edge function) and the
- * AI backend's /api/agent-runs route call these; no HTTP here.
+ * logs, chains, credits, the scheduler tick that queues due runs and the worker that runs them.
+ * background-agent-runner (edge function) and the AI backend's /api/agent-runs route call these;
+ * no HTTP here.
  */
 export * from "./types.ts";
 export { agentKind, CATALOG, catalogView, parseInput } from "./catalog.ts";
@@ -17,7 +18,16 @@ export {
   openRun,
   type RunDeps,
   type RunOutcome,
+  startClaimedRun,
   startPendingRuns,
 } from "./runs.ts";
+export {
+  AGENT_LEASE_SECONDS,
+  AGENT_RUN_QUEUE,
+  AGENT_SLICE_MS,
+  type AgentWorkerOptions,
+  enqueueRuns,
+  runAgentWorker,
+} from "./worker.ts";
 export { PENDING_GRACE_SECONDS, STALE_RUN_MINUTES, tick, type TickOutcome } from "./scheduler.ts";
 export { CREDITS_PER_PRODUCT } from "./kinds/catalog_description_writer.ts";

@@ -332,10 +332,25 @@ async function startChain(deps: RunDeps, agent: AgentRow, run: RunRow, log: RunL
   return ids;
 }
 
-/** How many runs one worker (a tick, a chain) executes at the same time. */
+/**
+ * Dispatches a run just claimed (running): a disabled agent's run fails at once; null when the
+ * agent is gone.
+ */
+export async function startClaimedRun(deps: RunDeps, run: RunRow): Promise<RunOutcome | null> {
+  const agent = await loadAgent(deps.service, run.agent_id);
+  if (!agent) return null;
+  if (!agent.enabled) {
+    const message = "The agent is disabled";
+    await closeFailed(deps.service, run, message, null, Date.now());
+    return { run_id: run.id, status: "failed", duration_ms: 0, error: message, chained_run_ids: [] };
+  }
+  return await dispatchRun(deps, agent, run);
+}
+
+/** How many runs one worker (a chain) executes at the same time. */
 export const RUN_CONCURRENCY = 8;
 
-/** Claims pending runs and dispatches each (chained runs, queued runs found by the scheduler). */
+/** Claims pending runs and dispatches each (chained runs started by a user-called run). */
 export async function startPendingRuns(deps: RunDeps, runIds: string[]): Promise<RunOutcome[]> {
   const outcomes: RunOutcome[] = [];
   const queue = [...runIds];
@@ -353,21 +368,8 @@ export async function startPendingRuns(deps: RunDeps, runIds: string[]): Promise
   const startOne = async (id: string) => {
     const run = await claimPendingRun(deps.service, id);
     if (!run) return;
-    const agent = await loadAgent(deps.service, run.agent_id);
-    if (!agent) return;
-    if (!agent.enabled) {
-      const message = "The agent is disabled";
-      await closeFailed(deps.service, run, message, null, Date.now());
-      outcomes.push({
-        run_id: run.id,
-        status: "failed",
-        duration_ms: 0,
-        error: message,
-        chained_run_ids: [],
-      });
-      return;
-    }
-    outcomes.push(await dispatchRun(deps, agent, run));
+    const outcome = await startClaimedRun(deps, run);
+    if (outcome) outcomes.push(outcome);
   };
   await Promise.all(Array.from({ length: Math.min(RUN_CONCURRENCY, queue.length) }, worker));
   return outcomes;

@@ -6,15 +6,21 @@
  *   arm      enabled agents with a schedule but no next_run_at (new or changed) get their first
  *            slot; a bad cron or timezone is written to schedule_error instead;
  *   claim    agent_claim_due: one pending cron run per due slot, atomically (overlapping ticks
- *            cannot double-run a slot); next_run_at advances from the slot before anything runs;
- *   resume   pending runs older than PENDING_GRACE_SECONDS (queued by users, or chained runs
- *            whose worker died) are claimed too;
- *   run      every claimed run is dispatched, concurrently.
+ *            cannot double-run a slot), each put on the `agent_runs` queue in the same
+ *            statement; next_run_at advances from the slot before the run;
+ *   resume   pending runs older than PENDING_GRACE_SECONDS (queued by users and never started,
+ *            or chained runs whose worker died) go on the queue too (unless already on it);
+ *   kick     the worker (worker.ts) is woken through pg_net; it also runs every minute.
+ * Nothing runs in the tick (issue 35: 200 agents took 15-21 s of one request; a busy minute ran
+ * past the Edge Runtime's limits).
  */
+import { mapLimited } from "../concurrency.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { readInGroups, rows } from "../supabase/postgrest.ts";
 import { advance, nextSlot } from "../flows/schedule.ts";
-import { errorMessage, refundRunCharge, type RunDeps, type RunOutcome, startPendingRuns } from "./runs.ts";
+import { kickRunWorker } from "../supabase/run_queue.ts";
+import { errorMessage, refundRunCharge } from "./runs.ts";
+import { AGENT_RUN_QUEUE } from "./worker.ts";
 
 export const STALE_RUN_MINUTES = 15;
 export const PENDING_GRACE_SECONDS = 120;
@@ -24,7 +30,6 @@ export interface TickOutcome {
   armed: number;
   claimed: number;
   resumed: number;
-  runs: RunOutcome[];
 }
 
 export async function sweepStaleRuns(service: SupabaseClient, now: Date): Promise<number> {
@@ -81,8 +86,7 @@ export async function armSchedules(service: SupabaseClient, now: Date): Promise<
   return armed;
 }
 
-export async function tick(deps: RunDeps, now: Date): Promise<TickOutcome> {
-  const service = deps.service;
+export async function tick(service: SupabaseClient, now: Date): Promise<TickOutcome> {
   const swept = await sweepStaleRuns(service, now);
   const armed = await armSchedules(service, now);
   const claims = rows(
@@ -98,7 +102,7 @@ export async function tick(deps: RunDeps, now: Date): Promise<TickOutcome> {
       ),
       "Agent",
     ) as { id: string; schedule: string; timezone: string }[];
-    for (const claim of claims) {
+    await mapLimited(claims, 8, async (claim) => {
       const a = agents.find((x) => x.id === claim.agent_id);
       let next: string | null = null;
       try {
@@ -117,7 +121,7 @@ export async function tick(deps: RunDeps, now: Date): Promise<TickOutcome> {
         }),
         "Agent schedule",
       );
-    }
+    });
   }
   const claimedIds = new Set(claims.map((c) => c.run_id));
   const waiting = rows(
@@ -126,7 +130,10 @@ export async function tick(deps: RunDeps, now: Date): Promise<TickOutcome> {
       .order("created_at").limit(200),
     "Run",
   ) as { id: string }[];
-  const resumed = waiting.map((r) => r.id).filter((id) => !claimedIds.has(id));
-  const runs = await startPendingRuns(deps, [...claimedIds, ...resumed]);
-  return { swept, armed, claimed: claims.length, resumed: resumed.length, runs };
+  const stale = waiting.map((r) => r.id).filter((id) => !claimedIds.has(id));
+  const resumed = stale.length
+    ? rows(await service.rpc("agent_runs_enqueue", { p_run_ids: stale }), "Run") as number
+    : 0;
+  if (claims.length || resumed) await kickRunWorker(service, AGENT_RUN_QUEUE);
+  return { swept, armed, claimed: claims.length, resumed };
 }

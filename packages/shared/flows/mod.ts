@@ -3,7 +3,7 @@
  * walker (engine.ts) that per node resolves templates (template.ts) -> evaluates conditions
  * (conditions.ts) or acts (actions.ts) -> records a step; runs are opened and closed in
  * flow_runs (runs.ts). Around it: save-flow (save.ts), cron slots (schedule.ts), the scheduler's
- * claim (scheduler.ts), events (events.ts), webhook signatures (signature.ts).
+ * claim onto the flow_runs queue (scheduler.ts) and the worker that runs it (worker.ts), events (events.ts), webhook signatures (signature.ts).
  */
 export * from "./graph.ts";
 export * from "./template.ts";
@@ -19,3 +19,4 @@ export * from "./events.ts";
 export * from "./signature.ts";
 export * from "./schemas.ts";
 export * from "./webhook.ts";
+export * from "./worker.ts";

@@ -1,20 +1,26 @@
 /**
- * flow-scheduler-cron's work: claim -> advance -> run.
+ * flow-scheduler-cron's tick: sweep -> claim and enqueue -> kick -> advance. Nothing runs here
+ * (issue 35: a busy minute ran past the Edge Runtime's limits); the worker does (worker.ts).
  * - claim: flow_claim_due inserts one run row per due slot in one statement (unique
- *   (flow_id, scheduled_for)), so overlapping scheduler calls cannot both run a slot;
+ *   (flow_id, scheduled_for)), so overlapping scheduler calls cannot both claim a slot, and puts
+ *   one message per run on the `flow_runs` queue in the same statement;
+ * - kick: the worker is woken through pg_net (it also runs every minute from pg_cron);
  * - advance: next_run_at moves from the claimed slot to the next future slot in the flow's
- *   timezone (flow_advance_schedule only moves it from that slot), before anything runs, so a
- *   failing flow does not stall its schedule;
- * - run: each claimed run is executed; a node failure ends that run failed and nothing else.
- * Each call also closes runs left `running` for STALE_RUN_MINUTES (a crashed or killed worker)
- * as failed; they are never replayed, since their actions (SMS, email) are not idempotent.
+ *   timezone (flow_advance_schedule only moves it from that slot), before the run, so a failing
+ *   flow does not stall its schedule.
+ * Each call also closes runs left `running` for STALE_RUN_MINUTES (a crashed or killed worker,
+ * or a run no worker took for that long) as failed; they are never replayed, since their
+ * actions (SMS, email) are not idempotent.
  */
+import { mapLimited } from "../concurrency.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { readInGroups, rows } from "../supabase/postgrest.ts";
+import { kickRunWorker } from "../supabase/run_queue.ts";
 import type { Clock } from "./clock.ts";
 import { errorMessage } from "./engine.ts";
-import { executeFlow, FLOW_COLUMNS, type FlowRow } from "./runs.ts";
+import type { FlowRow } from "./runs.ts";
 import { advance } from "./schedule.ts";
+import { FLOW_RUN_QUEUE } from "./worker.ts";
 
 export interface Claim {
   run_id: string;
@@ -47,10 +53,13 @@ export async function sweepStaleRuns(service: SupabaseClient, now: Date): Promis
 }
 
 export interface SchedulerOutcome {
-  claimed: number;
   swept: number;
-  runs: { run_id: string; flow_id: string; status: string; error_message: string | null }[];
+  /** Runs claimed and put on the flow_runs queue by this tick. */
+  claimed: number;
 }
+
+/** How many advances are in flight at once (one RPC each). */
+const ADVANCE_CONCURRENCY = 8;
 
 export async function runScheduler(
   service: SupabaseClient,
@@ -60,45 +69,39 @@ export async function runScheduler(
   const now = new Date(clock.now());
   const swept = await sweepStaleRuns(service, now);
   const claims = await claimDue(service, now, limit);
-  if (claims.length === 0) return { claimed: 0, swept, runs: [] };
+  if (claims.length === 0) return { swept, claimed: 0 };
+  // The runs are queued (flow_claim_due): wake the worker now; the advances follow.
+  await kickRunWorker(service, FLOW_RUN_QUEUE);
   // Up to `limit` (500) flow ids: one `in` list would be a ~20 kB URL, refused (414) by a hosted
   // gateway after the runs were claimed, leaving those flows stuck on their slot; read in groups.
   const flows = new Map(
     (rows(
       await readInGroups(
         claims.map((c) => c.flow_id),
-        (list) => service.from("flows").select(FLOW_COLUMNS).filter("id", "in", list),
+        (list) => service.from("flows").select("id, trigger_config").filter("id", "in", list),
       ),
-    ) as FlowRow[]).map((f) => [f.id, f]),
+    ) as Pick<FlowRow, "id" | "trigger_config">[]).map((f) => [f.id, f]),
   );
-  const runs: SchedulerOutcome["runs"] = [];
-  for (const claim of claims) {
-    const flow = flows.get(claim.flow_id)!;
+  await mapLimited(claims, ADVANCE_CONCURRENCY, async (claim) => {
     const slot = new Date(claim.scheduled_for);
     let next: string | null = null;
     try {
-      const cfg = flow.trigger_config as { cron: string; timezone?: string };
+      const cfg = flows.get(claim.flow_id)!.trigger_config as { cron: string; timezone?: string };
       next = advance(cfg.cron, cfg.timezone ?? "UTC", slot, now).toISOString();
     } catch (err) {
-      console.error(`[flow-scheduler] flow ${flow.id}: cannot compute the next slot`, errorMessage(err));
+      console.error(
+        `[flow-scheduler] flow ${claim.flow_id}: cannot compute the next slot`,
+        errorMessage(err),
+      );
     }
     rows(
       await service.rpc("flow_advance_schedule", {
-        p_flow_id: flow.id,
+        p_flow_id: claim.flow_id,
         p_slot: slot.toISOString(),
         p_next: next,
       }),
     );
-    const r = await executeFlow(service, {
-      flow,
-      triggerType: "cron",
-      triggerData: { scheduled_for: slot.toISOString() },
-      dryRun: false,
-      initiatedBy: null,
-      clock,
-      runId: claim.run_id,
-    });
-    runs.push({ run_id: r.run_id, flow_id: r.flow_id, status: r.status, error_message: r.error_message });
-  }
-  return { claimed: claims.length, swept, runs };
+  });
+  console.log(`[flow-scheduler] ${claims.length} run(s) claimed and queued, ${swept} stale run(s) closed`);
+  return { swept, claimed: claims.length };
 }

@@ -51,7 +51,6 @@ export type ScriptedReply =
     rule?: string;
   });
 
-
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "authentication_error",

@@ -7,7 +7,11 @@
  *   it; watch agent_runs / agent_run_logs); a failed run is 200 {success: false, run_id, status:
  *   failed, error, error_code, failed_step}. 400 bad input, 401 anon, 403 viewer or reserved
  *   triggered_by, 404 agent or run not visible, 409 agent disabled or run not pending;
- * - POST /cron: the scheduler tick (service role only; pg_cron every minute).
+ * - POST /cron: the scheduler tick (service role only; pg_cron every minute): claims the due
+ *   agents and queues their runs, runs nothing: {success, swept, armed, claimed, resumed};
+ * - POST /worker: runs queued runs for at most a slice (~60 s of work; service role only; pg_cron
+ *   every minute and kicked by the tick): {success, read, ran, skipped, released, errors,
+ *   duration_ms, runs}.
  * Callers: a user with the owner, admin or member role in the agent's workspace, or the service
  * role. Domain: packages/shared/background_agents.
  */
@@ -17,9 +21,9 @@ import { createFunctionApp } from "@shared/http/app.ts";
 import { limitBody } from "@shared/http/body_limit.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { caller, signedIn } from "@shared/auth/context.ts";
-import { catalogView, tick } from "@shared/background_agents/mod.ts";
-import { runAgent, runDeps, RunRequest, runResponse } from "./runner.ts";
+import { caller, serviceDb, signedIn } from "@shared/auth/context.ts";
+import { catalogView, runAgentWorker, tick } from "@shared/background_agents/mod.ts";
+import { runAgent, RunRequest, runResponse, workerDeps } from "./runner.ts";
 
 const MAX_BODY_BYTES = 256 * 1024;
 const tags = ["Background agents"];
@@ -70,11 +74,39 @@ app.openapi(
     method: "post",
     path: "/cron",
     tags,
-    summary: "Scheduler tick: sweep, arm, claim and run the due agents (service role)",
+    summary: "Scheduler tick: sweep, arm, claim the due agents and queue their runs (service role)",
     middleware: serviceOnly,
-    responses: { ...okJson("{success, swept, armed, claimed, resumed, runs}"), ...errorResponses },
+    responses: { ...okJson("{success, swept, armed, claimed, resumed}"), ...errorResponses },
   }),
-  async (c) => c.json({ success: true, ...await tick(runDeps(c), new Date()) }, 200),
+  async (c) => c.json({ success: true, ...await tick(serviceDb(c), new Date()) }, 200),
+);
+
+app.openapi(
+  createRoute({
+    method: "post",
+    path: "/worker",
+    tags,
+    summary: "Run the queued agent runs for one slice (service role)",
+    middleware: serviceOnly,
+    responses: {
+      ...okJson("{success, read, ran, skipped, released, errors, duration_ms, runs}"),
+      ...errorResponses,
+    },
+  }),
+  async (c) => {
+    const r = await runAgentWorker(workerDeps(c));
+    const runs = r.ran.filter((x) => x !== null);
+    return c.json({
+      success: true,
+      read: r.read,
+      ran: runs.length,
+      skipped: r.skipped,
+      released: r.released,
+      errors: r.errors,
+      duration_ms: r.durationMs,
+      runs,
+    }, 200);
+  },
 );
 
 export default app;

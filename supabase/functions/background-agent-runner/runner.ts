@@ -21,6 +21,7 @@ import {
   agentKind,
   claimPendingRun,
   dispatchRun,
+  enqueueRuns,
   loadAgent,
   loadRun,
   openRun,
@@ -70,6 +71,16 @@ export function runDeps(c: Context<any>): RunDeps {
     llm: () => llmFromEnv(),
   };
   return deps;
+}
+
+/** The queue worker's: chained runs go on the queue, not into this request's background. */
+// deno-lint-ignore no-explicit-any
+export function workerDeps(c: Context<any>): RunDeps {
+  const deps = runDeps(c);
+  return {
+    ...deps,
+    startChained: (runs) => background(enqueueRuns(deps.service, runs.map((r) => r.id))),
+  };
 }
 
 // deno-lint-ignore no-explicit-any
