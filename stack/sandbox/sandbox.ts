@@ -21,7 +21,8 @@
 import type { Captured } from "./capture.ts";
 import { renderInbox } from "./inbox.ts";
 import { renderLanding, SITE_PREFIX } from "./landing.ts";
-import { isModelStandIn, type ModelCall, type ModelStandIn, priced } from "./providers/model_calls.ts";
+import { type ModelCall, priced } from "./providers/model_calls.ts";
+import { ModelStandIn } from "./providers/model_standin.ts";
 import { parseScriptRequest, ScriptError, scriptFromForm } from "./providers/model_script.ts";
 import { type ModelViewerView, renderModelsPage, renderModelViewer } from "./providers/model_viewer.ts";
 import { type ProviderDefinition, PROVIDERS, type StandInEntry, type StandIns } from "./registry.ts";
@@ -108,7 +109,7 @@ export class Sandbox {
 
   /** The stand-ins that answer model calls (anthropic, openai). */
   modelStandIns(): ModelStandIn[] {
-    return this.entries().map((e) => e.standIn as unknown).filter(isModelStandIn);
+    return this.entries().map((e) => e.standIn).filter((s): s is ModelStandIn => s instanceof ModelStandIn);
   }
 
   /** Every model call answered (of every model stand-in, or of one), newest first. */

@@ -30,14 +30,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { platformRoles, requireAuthenticated, serviceDb } from "@shared/auth/context.ts";
-import { type CallRecord, isModelError, llmFromEnv } from "@shared/llm/mod.ts";
+import { type CallRecord, isModelError } from "@shared/llm/mod.ts";
 import { HttpError } from "@shared/http/errors.ts";
 import { rows } from "@shared/supabase/postgrest.ts";
 import type { TablesInsert } from "@shared/supabase/types.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { type Ctx, router } from "../env.ts";
 import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
-import { settings } from "../ai/models.ts";
+import { backendLlm } from "../ai/models.ts";
 import { promptDefault, testPrompt } from "../pipeline/prompts.ts";
 
 const tags = ["Admin prompts"];
@@ -229,7 +229,7 @@ export function adminPromptRoutes() {
         category: stored?.category ?? null,
         version: body.prompt_text ? null : stored?.version ?? null,
       };
-      const llm = llmFromEnv(settings(c));
+      const llm = backendLlm(c);
       llm.assertConfigured("Prompt test");
       const record = async (
         r: Pick<

@@ -21,7 +21,7 @@
  * same answer; streamed, a tool input arrives as input_json_delta events as the API sends them.
  * The rule that answered is in the capture (`rule`).
  */
-import { StandIn, type StandInRequest } from "../standin.ts";
+import type { StandInRequest } from "../standin.ts";
 import {
   type ContentBlock,
   finishReply,
@@ -34,8 +34,9 @@ import {
 } from "./anthropic_messages.ts";
 import { think } from "./model_brain.ts";
 import { fromAnthropic } from "./brain_requests.ts";
-import { type ModelCall, ModelCallLog, requestFields } from "./model_calls.ts";
-import { type ModelReply, nextAnswer, ReplyQueue } from "./model_script.ts";
+import { type ModelCall, requestFields } from "./model_calls.ts";
+import { ModelStandIn } from "./model_standin.ts";
+import { type ModelReply, nextAnswer } from "./model_script.ts";
 import type { Captured } from "../capture.ts";
 
 /**
@@ -160,12 +161,8 @@ export function validateMessagesRequest(body: unknown, version: string, counting
   return null;
 }
 
-export class AnthropicStandIn extends StandIn {
+export class AnthropicStandIn extends ModelStandIn<Exclude<ScriptedReply, string>> {
   readonly name = "anthropic";
-  /** Scripted replies (reply() here, POST /_models/script over HTTP). */
-  readonly script = new ReplyQueue<Exclude<ScriptedReply, string>>();
-  /** The model calls answered, for the sandbox page's model viewer. */
-  readonly calls = new ModelCallLog();
   readonly #models = new Set(CLAUDE_MODELS);
 
   /** Makes the stand-in serve these model ids too (beyond CLAUDE_MODELS); kept across reset(). */
@@ -176,22 +173,6 @@ export class AnthropicStandIn extends StandIn {
 
   servesModel(model: string): boolean {
     return this.#models.has(model);
-  }
-
-  /** Queues replies, given to the next requests in order (one naming a model: to that model's). */
-  reply(...replies: ScriptedReply[]): this {
-    this.script.push(...replies);
-    return this;
-  }
-
-  get pendingReplies(): number {
-    return this.script.length;
-  }
-
-  override reset(): void {
-    super.reset();
-    this.script.clear();
-    this.calls.clear();
   }
 
   protected override onFault(captured: Captured, status: number, message: string): void {

@@ -8,7 +8,6 @@
  */
 import { priceOf } from "../../../packages/shared/llm/models.ts";
 import type { BrainMessage, BrainRequest, BrainTool } from "./model_brain.ts";
-import type { ReplyQueue } from "./model_script.ts";
 
 export interface ModelCall {
   /** The id of the request's capture (ids increase across the sandbox). */
@@ -61,21 +60,6 @@ export class ModelCallLog {
   clear(): void {
     this.#calls.length = 0;
   }
-}
-
-/** A stand-in that answers model calls: scriptable over HTTP and listed in the viewer. */
-export interface ModelStandIn {
-  readonly name: string;
-  readonly script: ReplyQueue;
-  readonly calls: ModelCallLog;
-  /** Whether the stand-in answers requests for this model (scripts for others would never be used). */
-  servesModel(model: string): boolean;
-}
-
-export function isModelStandIn(s: unknown): s is ModelStandIn {
-  const m = s as Partial<ModelStandIn>;
-  return !!m && typeof m.servesModel === "function" && typeof m.script === "object" &&
-    typeof m.calls === "object";
 }
 
 /** The fields of a ModelCall that describe the request. */

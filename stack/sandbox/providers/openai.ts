@@ -24,13 +24,14 @@
  * chat call is kept for the model viewer (model_calls.ts) with the rule that answered it.
  */
 import type { Captured } from "../capture.ts";
-import { StandIn, type StandInRequest } from "../standin.ts";
+import type { StandInRequest } from "../standin.ts";
 import { type ContentBlock, countTokens, finishReply, inputTokens, randomId } from "./anthropic_messages.ts";
 import { hash32, prng } from "./anthropic_tools.ts";
 import { fromOpenAI } from "./brain_requests.ts";
 import { think } from "./model_brain.ts";
-import { type ModelCall, ModelCallLog, requestFields } from "./model_calls.ts";
-import { type ModelReply, nextAnswer, ReplyQueue } from "./model_script.ts";
+import { type ModelCall, requestFields } from "./model_calls.ts";
+import { ModelStandIn } from "./model_standin.ts";
+import { type ModelReply, nextAnswer } from "./model_script.ts";
 
 type Body = Record<string, unknown>;
 
@@ -384,32 +385,12 @@ function streamResponse(c: Completion, includeUsage: boolean, headers: HeadersIn
   });
 }
 
-export class OpenAIStandIn extends StandIn {
+export class OpenAIStandIn extends ModelStandIn {
   readonly name = "openai";
-  /** Scripted replies (reply() here, POST /_models/script over HTTP). */
-  readonly script = new ReplyQueue();
-  /** The model calls answered, for the sandbox page's model viewer. */
-  readonly calls = new ModelCallLog();
 
   /** Any model name: OpenAI-compatible servers serve whatever they are configured with. */
   servesModel(_model: string): boolean {
     return true;
-  }
-
-  /** Queues replies, given to the next chat completions in order (one naming a model: to that model's). */
-  reply(...replies: (string | ModelReply)[]): this {
-    this.script.push(...replies);
-    return this;
-  }
-
-  get pendingReplies(): number {
-    return this.script.length;
-  }
-
-  override reset(): void {
-    super.reset();
-    this.script.clear();
-    this.calls.clear();
   }
 
   errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
