@@ -17,7 +17,7 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { LocalHashEmbeddings } from "../packages/shared/embeddings/local.ts";
 import { embeddingSketch } from "../packages/shared/embeddings/simhash.ts";
 import { toPgVector } from "../packages/shared/embeddings/provider.ts";
-import { embedDocuments } from "../services/ai-backend/kb/store.ts";
+import { embedDocuments } from "../packages/shared/kb/store.ts";
 import { MANUFACTURERS, priceDoc, PRODUCTS } from "../fixtures/price_docs.ts";
 import { percentile } from "./lib.ts";
 

@@ -50,7 +50,7 @@ export interface AllowEntry {
 }
 
 /** Schemas splinter leaves out (Supabase's own and extensions'). */
-const SYSTEM_SCHEMAS = [
+export const SYSTEM_SCHEMAS = [
   "_timescaledb_cache",
   "_timescaledb_catalog",
   "_timescaledb_config",
@@ -175,7 +175,7 @@ export const LINTS: Record<string, string> = {
       join pg_catalog.pg_namespace n on n.oid = p.pronamespace
      where p.prosecdef and pg_catalog.has_function_privilege('anon', p.oid, 'EXECUTE')
        and n.nspname not in ${SYSTEM}`,
-  // 0029: every one must be reviewed (tests/security/tenancy_attack_test.ts attacks each) and
+  // 0029: every one must be reviewed (tests/security/tenancy/schema_test.ts attacks each) and
   // explained in the allow file: signed-up users are anyone with an e-mail address.
   authenticated_security_definer_function_executable: `
     select format('%s.%s(%s)', n.nspname, p.proname, pg_catalog.oidvectortypes(p.proargtypes)) as object,

@@ -1,6 +1,8 @@
 /**
- * `deno task cycles`: the repository's local module graph, checked for import circles and for
- * arrows that break the layering. Exits 1, printing each circle as a chain of files and each
+ * `deno task cycles`: the repository's local module graph, checked for import circles (of files,
+ * and of the folders of packages/shared: auth -> supabase -> http -> auth is refused even when no
+ * file circle closes it) and for arrows that break the layering. Exits 1, printing each circle as
+ * a chain of files (a folder circle with one file import standing for each arrow) and each
  * forbidden arrow, when it finds any; otherwise prints a short summary (modules, edges, and the
  * graph between the repository's areas with the number of file-level imports on each arrow).
  *
@@ -125,7 +127,7 @@ const edgeCount = [...edges.values()].reduce((n, s) => n + s.size, 0);
 
 // ---- import circles: strongly connected components (Tarjan), a shortest circle per file -----
 
-function components(): string[][] {
+function components(modules: Set<string>, edges: Map<string, Set<string>>): string[][] {
   let index = 0;
   const idx = new Map<string, number>();
   const low = new Map<string, number>();
@@ -173,7 +175,7 @@ function components(): string[][] {
 }
 
 /** The shortest circle from `start` back to itself inside `members` (breadth first). */
-function shortestCircle(start: string, members: Set<string>): string[] {
+function shortestCircle(edges: Map<string, Set<string>>, start: string, members: Set<string>): string[] {
   const prev = new Map<string, string>();
   const queue = [start];
   const seen = new Set([start]);
@@ -196,20 +198,61 @@ function shortestCircle(start: string, members: Set<string>): string[] {
   return [start, start];
 }
 
-const circles: { members: string[]; chains: string[][] }[] = [];
-for (const scc of components()) {
-  const members = new Set(scc);
-  const chains = new Map<string, string[]>();
-  for (const n of scc) {
-    const chain = shortestCircle(n, members);
-    // One entry per circle, whichever file it was found from: rotate to start at its least file.
-    const ring = chain.slice(0, -1);
-    const at = ring.indexOf([...ring].sort()[0]);
-    const rotated = [...ring.slice(at), ...ring.slice(0, at)];
-    chains.set(rotated.join(" "), [...rotated, rotated[0]]);
+/** The circles of a graph: each strongly connected component with its shortest circles. */
+function circlesOf(
+  nodes: Set<string>,
+  graph: Map<string, Set<string>>,
+): { members: string[]; chains: string[][] }[] {
+  const found: { members: string[]; chains: string[][] }[] = [];
+  for (const scc of components(nodes, graph)) {
+    const members = new Set(scc);
+    const chains = new Map<string, string[]>();
+    for (const n of scc) {
+      const chain = shortestCircle(graph, n, members);
+      // One entry per circle, whichever node it was found from: rotate to start at its least node.
+      const ring = chain.slice(0, -1);
+      const at = ring.indexOf([...ring].sort()[0]);
+      const rotated = [...ring.slice(at), ...ring.slice(0, at)];
+      chains.set(rotated.join(" "), [...rotated, rotated[0]]);
+    }
+    found.push({ members: scc, chains: [...chains.values()].sort((a, b) => a.length - b.length) });
   }
-  circles.push({ members: scc, chains: [...chains.values()].sort((a, b) => a.length - b.length) });
+  return found;
 }
+
+const circles = circlesOf(modules, edges);
+
+// ---- folder-level circles among packages/shared/<folder>s -----------------------------------
+// The core's folders (auth, http, supabase, kb ...) form layers: a circle of folders (http ->
+// auth -> supabase -> http) is refused even when no two files import each other in a circle.
+// A file directly in packages/shared/ (errors.ts, env.ts ...) is a node of its own.
+
+const SHARED = "packages/shared/";
+function sharedFolder(file: string): string | null {
+  if (!file.startsWith(SHARED)) return null;
+  const rest = file.slice(SHARED.length);
+  return SHARED + (rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : rest);
+}
+const folderNodes = new Set<string>();
+const folderGraph = new Map<string, Set<string>>();
+/** One file import standing for each folder arrow, to name in the report. */
+const folderWitness = new Map<string, string>();
+for (const [from, targets] of edges) {
+  const a = sharedFolder(from);
+  if (a === null) continue;
+  folderNodes.add(a);
+  for (const to of targets) {
+    const b = sharedFolder(to);
+    if (b === null || b === a) continue;
+    folderNodes.add(b);
+    folderGraph.set(a, (folderGraph.get(a) ?? new Set()).add(b));
+    const key = `${a} ${b}`;
+    if (!folderWitness.has(key) || `${from} ${to}` < folderWitness.get(key)!) {
+      folderWitness.set(key, `${from} -> ${to}`);
+    }
+  }
+}
+const folderCircles = circlesOf(folderNodes, folderGraph);
 
 // ---- layering -------------------------------------------------------------------------------
 
@@ -282,12 +325,28 @@ if (circles.length) {
     for (const chain of c.chains) console.log(`  ${chain.join(" -> ")}`);
   }
 }
+if (folderCircles.length) {
+  console.log(`\n${folderCircles.length} folder circle(s) in packages/shared:`);
+  for (const [i, c] of folderCircles.entries()) {
+    console.log(`\n#${i + 1}: ${c.members.length} folders import each other: ${c.members.join(", ")}`);
+    const chain = c.chains[0];
+    console.log(`  ${chain.join(" -> ")}`);
+    for (let k = 0; k < chain.length - 1; k++) {
+      console.log(`    ${folderWitness.get(`${chain[k]} ${chain[k + 1]}`)}`);
+    }
+  }
+}
 if (forbidden.length) {
   console.log(`\n${forbidden.length} forbidden import(s):`);
   for (const f of forbidden) console.log(`  ${f.from} -> ${f.to}   (${f.rule})`);
 }
-if (circles.length || forbidden.length) {
-  console.log(`\ncycles: FAILED (${circles.length} circle(s), ${forbidden.length} forbidden import(s))`);
+if (circles.length || folderCircles.length || forbidden.length) {
+  console.log(
+    `\ncycles: FAILED (${circles.length} circle(s), ${folderCircles.length} folder circle(s) in packages/shared, ` +
+      `${forbidden.length} forbidden import(s))`,
+  );
   Deno.exit(1);
 }
-console.log(`\ncycles: ok, no import circles and no forbidden imports`);
+console.log(
+  `\ncycles: ok, no import circles (of files, or of packages/shared folders) and no forbidden imports`,
+);

@@ -96,6 +96,9 @@ export class Gateway {
       url.pathname === r.prefix || url.pathname.startsWith(r.prefix + "/")
     );
     const requestId = req.headers.get("x-request-id") || crypto.randomUUID();
+    // Read before the service runs: once a WebSocket upgrade has answered, the request's headers
+    // are gone ("Request closed"), and a throw here would lose the upgrade's 101.
+    const caller = this.requestLog ? callerOf(mapAuthorization(req.headers, this.keys)) : "-";
     let res: Response;
     try {
       res = await this.#serve(req, info, url, route, requestId);
@@ -121,7 +124,7 @@ export class Gateway {
         status: res.status,
         ms: performance.now() - t0,
         requestId,
-        caller: callerOf(mapAuthorization(req.headers, this.keys)),
+        caller,
         error: res.status >= 500 ? await errorSummary(res) : null,
       });
       this.requestLog(line);
@@ -198,7 +201,7 @@ export function callerOf(authorization: string | null): string {
 }
 
 /** The message of a JSON error body (message, msg, error or code), for a 5xx's log line. */
-async function errorSummary(res: Response): Promise<string | null> {
+export async function errorSummary(res: Response): Promise<string | null> {
   if (!res.body || !(res.headers.get("content-type") ?? "").includes("json")) return null;
   const text = await res.clone().text();
   try {

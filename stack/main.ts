@@ -7,12 +7,16 @@
  *   --db-port <n>      Postgres port (default 54322, or a free one with --port 0; env
  *                      SUPABASE_LOCAL_DB_PORT)
  *   --no-serve         apply migrations and exit (used by `deno task reset`; binds free ports only)
+ *   --dashboard-port <n>  the local dashboard (default 54323, Studio's; a free one with --port 0)
  *
  * One line per request goes to stderr (gateway.ts requestLine), each function's console output is
  * prefixed with its name, and functions reload on save (functions/router.ts `hotReload`). The data
  * folder records the running platform (platform.json: `deno task status`, `deno task sql`, and a
  * refusal to start or reset the folder twice) and, with --port 0, the ports it got (ports.json:
  * reused while free). A busy port is named with the flag that changes it (stack/running.ts).
+ * The dashboard (stack/dashboard/, docs/dashboard.md) serves on 127.0.0.1 with the service role
+ * and reads the platform's log lines (requests, function failures) and the functions' console
+ * output per request from the LogBook this passes as `log` and `functionConsole`.
  */
 import { parseArgs } from "node:util";
 import {
@@ -36,6 +40,8 @@ import {
   savePorts,
 } from "./running.ts";
 import { aiBackendOf } from "./ai-backend/part.ts";
+import { LogBook } from "./dashboard/log_book.ts";
+import { type Dashboard, DEFAULT_DASHBOARD_PORT, startDashboard } from "./dashboard/server.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -45,6 +51,7 @@ const { values } = parseArgs({
     port: { type: "string" },
     "db-port": { type: "string" },
     "no-serve": { type: "boolean", default: false },
+    "dashboard-port": { type: "string" },
   },
 });
 
@@ -62,6 +69,11 @@ if (other) {
   Deno.exit(1);
 }
 const serving = !values["no-serve"];
+const dashboardPort = Number(values["dashboard-port"] ?? (port === 0 ? 0 : DEFAULT_DASHBOARD_PORT));
+if (!Number.isInteger(dashboardPort) || dashboardPort < 0 || dashboardPort > 65535) {
+  console.error(`invalid --dashboard-port: ${values["dashboard-port"]}`);
+  Deno.exit(2);
+}
 const HOST = "127.0.0.1";
 // --port 0: the ports this data folder had, while free; the others are free-picked (0).
 let keptApiPort: number | undefined;
@@ -104,6 +116,7 @@ if (serving) {
       "Stripe stand-in",
       "SUPABASE_LOCAL_STRIPE_PORT=<n>",
     ],
+    [dashboardPort, "dashboard", "--dashboard-port <n>"],
   ];
   for (const [p, what, flag] of wanted) {
     if (Number.isInteger(p) && p > 0 && !portFree(HOST, p)) {
@@ -136,7 +149,14 @@ if (dbPort !== undefined && (!Number.isInteger(dbPort) || dbPort < 0 || dbPort >
 }
 const dataDir = values["data-dir"] ?? Deno.env.get("SUPABASE_LOCAL_DATA_DIR");
 
+const book = new LogBook();
 const platform = await startPlatform({
+  log: (line) => {
+    console.error(line);
+    book.add(line);
+  },
+  // What functions and the AI backend print per request, for the dashboard (printed as before).
+  functionConsole: book.console,
   apiPort: serving ? keptApiPort ?? port : 0,
   // --no-serve (reset) serves nothing; otherwise stack/db/port.ts picks the default.
   ...(values["no-serve"] ? { dbPort: null } : dbPort !== undefined ? { dbPort } : {}),
@@ -163,6 +183,14 @@ if (values["no-serve"]) {
 }
 
 const c = platform.config;
+let dashboard: Dashboard;
+try {
+  dashboard = startDashboard(platform, { hostname: HOST, port: dashboardPort, book });
+} catch (err) {
+  await platform.stop();
+  await startFailed(err);
+  throw err;
+}
 const lines: [string, string][] = [
   ["API URL", platform.url],
   ...(platform.dbUrl ? [["DB URL", platform.dbUrl] as [string, string]] : []),
@@ -172,6 +200,7 @@ const lines: [string, string][] = [
   ["Functions URL", `${platform.url}/functions/v1`],
   ["SQL (pg-meta)", `${platform.url}/pg/query (service_role; or: deno task sql "select ...")`],
   ...Object.entries(platform.extraUrls),
+  ["Dashboard", `${dashboard.url} (service_role; like Studio)`],
   ["JWT secret", c.jwtSecret],
   ["anon key", c.anonKey],
   ["service_role key", c.serviceRoleKey],
@@ -191,6 +220,7 @@ const shutdown = async () => {
   if (stopping) return;
   stopping = true;
   console.log("\nstopping ...");
+  await dashboard.stop();
   await platform.stop();
   await removeRecord(dir);
   Deno.exit(0);

@@ -10,6 +10,7 @@ import type { MigrateResult } from "./db/migrate.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ProjectConfig } from "./project_config.ts";
 import type { Sandbox } from "./sandbox/sandbox.ts";
+import type { ConsoleLine } from "./functions/console_capture.ts";
 
 export interface Platform {
   config: PlatformConfig;
@@ -34,6 +35,8 @@ export interface Platform {
   timings: Record<string, number>;
   /** The platform's log (stderr unless startPlatform was given one): workers' failures go here. */
   log(line: string): void;
+  /** Where console lines printed while serving a request go (StartOptions.functionConsole). */
+  functionConsole?: (line: ConsoleLine) => void;
   /** The provider sandbox (stand-ins tests script and read), once its part has started. */
   sandbox?: Sandbox;
   stop(): Promise<void>;

@@ -19,6 +19,7 @@ import { resendTransport } from "./auth/mail.ts";
 import { type AuthConfig, readAuthConfig } from "./auth/settings.ts";
 import { createFunctionsRouter } from "./functions/router.ts";
 import type { EdgeLimits } from "./functions/limits.ts";
+import type { ConsoleLine } from "./functions/console_capture.ts";
 import { createPgMeta } from "./pgmeta/app.ts";
 import type { Platform } from "./part.ts";
 import { PARTS } from "./parts.ts";
@@ -68,6 +69,12 @@ export interface StartOptions extends Partial<PlatformConfig> {
   envFile?: string;
   /** One line per request to `log` (gateway.ts requestLine); off by default, so tests stay quiet. */
   logRequests?: boolean;
+  /**
+   * Each console line a function (or the AI backend) prints while serving a request, with its
+   * request id (functions/console_capture.ts); the dashboard's LogBook keeps them. Printed as
+   * before either way.
+   */
+  functionConsole?: (line: ConsoleLine) => void;
   /** Functions in Workers reloaded on save (functions/router.ts); `deno task start` only. */
   hotReload?: boolean;
   /**
@@ -180,6 +187,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     hotReload: opts.hotReload,
     limits: opts.functionLimits,
     log,
+    onConsole: opts.functionConsole,
   });
   stops.push(() => functionsRouter.close());
   gateway.mount("/functions/v1", functionsRouter, { cors: false });
@@ -195,6 +203,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     extraUrls: {},
     timings,
     log,
+    functionConsole: opts.functionConsole,
     async stop() {
       for (const stop of stops.reverse()) await stop();
       abort.abort();

@@ -13,6 +13,7 @@
  * (crypto.subtle.verify). Refusals are `unauthenticated` DomainErrors (401) naming the problem.
  */
 import { DomainError } from "./errors.ts";
+import type { ErrorCode } from "./error_codes.ts";
 
 export const TOLERANCE_SECONDS = 5 * 60;
 
@@ -57,7 +58,7 @@ export interface VerifiedDelivery {
   deliveryId: string;
 }
 
-const refused = (code: string, message: string) => new DomainError("unauthenticated", code, message);
+const refused = (code: ErrorCode, message: string) => new DomainError("unauthenticated", code, message);
 
 /**
  * Throws a 401 DomainError unless `header` (named `headerName` in messages) signs `body` with

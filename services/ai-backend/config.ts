@@ -21,6 +21,15 @@ export interface BackendConfig {
   secrets?: (name: string) => string | undefined;
 }
 
+/**
+ * The backend's one settings reader (secrets such as ANTHROPIC_API_KEY, CLIP_API_KEY, and settings
+ * such as IMAGE_FETCH_ALLOWED_HOSTS, SCRAPER_*): `cfg.secrets` when the platform passes its
+ * own, else the process env. Every route hands this reader to the domain code that needs it.
+ */
+export function settingsOf(cfg: BackendConfig): (name: string) => string | undefined {
+  return cfg.secrets ?? ((n) => Deno.env.get(n));
+}
+
 export function configFromEnv(
   get: (n: string) => string | undefined = (n) => Deno.env.get(n),
 ): BackendConfig {

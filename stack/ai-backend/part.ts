@@ -11,11 +11,18 @@
  * In-memory platforms (tests) always embed with the local provider, whatever keys the shell
  * has, so tests never reach a paid API; a persisted platform (`deno task start`) uses
  * EMBEDDINGS_* when set.
+ *
+ * The backend has its own port, so the gateway never sees its requests: `logged` writes the
+ * same request line for each (surface `ai-backend`, gateway.ts requestLine) to the platform's
+ * request log, and hands what the backend prints while serving a request to
+ * `functionConsole` with the request id (the dashboard's Functions page shows both).
  */
 import { embeddingsFromEnv, LocalHashEmbeddings } from "@shared/embeddings/mod.ts";
 import { createAiBackendApp, jobRunnerOf } from "../../services/ai-backend/app.ts";
 import { DEFAULT_AI_BACKEND_PORT } from "../config.ts";
 import type { Platform, PlatformPart } from "../part.ts";
+import { callerOf, errorSummary, rebuildRequest, requestLine } from "../gateway.ts";
+import { captureConsole, withConsoleSink } from "../functions/console_capture.ts";
 
 export interface RunningBackend {
   url: string;
@@ -43,6 +50,50 @@ function port(p: Platform): number {
   return p.config.apiPort === 0 ? 0 : DEFAULT_AI_BACKEND_PORT;
 }
 
+type FetchApp = { fetch: (req: Request) => Response | Promise<Response> };
+
+/**
+ * The backend's handler with a request line per request (when the platform logs requests) and its
+ * console output per request id (when it has a functionConsole). A request without an
+ * x-request-id gets one, which the backend then echoes, as the gateway does.
+ */
+function logged(p: Platform, app: FetchApp): (req: Request) => Promise<Response> {
+  const sink = p.functionConsole;
+  if (sink) captureConsole();
+  return async (req) => {
+    const log = p.gateway.requestLog;
+    if (!log && !sink) return await app.fetch(req);
+    const t0 = performance.now();
+    const path = new URL(req.url).pathname;
+    let requestId = req.headers.get("x-request-id");
+    if (!requestId) {
+      requestId = crypto.randomUUID();
+      const headers = new Headers(req.headers);
+      headers.set("x-request-id", requestId);
+      req = rebuildRequest(req, req.url, headers);
+    }
+    const id = requestId;
+    const caller = callerOf(req.headers.get("authorization"));
+    const res = sink
+      ? await withConsoleSink(
+        (level, text) => sink({ source: "ai-backend", requestId: id, level, text }),
+        () => app.fetch(req),
+      )
+      : await app.fetch(req);
+    log?.(requestLine({
+      surface: "ai-backend",
+      method: req.method,
+      path,
+      status: res.status,
+      ms: performance.now() - t0,
+      requestId: id,
+      caller,
+      error: res.status >= 500 ? await errorSummary(res) : null,
+    }));
+    return res;
+  };
+}
+
 export const aiBackendPart: PlatformPart = {
   name: "ai-backend",
   start(p) {
@@ -62,7 +113,7 @@ export const aiBackendPart: PlatformPart = {
     const abort = new AbortController();
     const server = Deno.serve(
       { hostname: p.config.hostname, port: port(p), signal: abort.signal, onListen: () => {} },
-      app.fetch,
+      logged(p, app),
     );
     const url = `http://${p.config.hostname}:${server.addr.port}`;
     p.env.AI_BACKEND_URL = url;

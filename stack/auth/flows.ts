@@ -1,10 +1,11 @@
 /**
- * GoTrue's email flows for /auth/v1 (supabase/auth internal/api: otp.go, magic_link.go,
- * recover.go, verify.go, invite.go, admin.go GenerateLink, reauthenticate.go, user.go email
- * change, anonymous.go): what auth-js's signInWithOtp, verifyOtp, resetPasswordForEmail,
- * updateUser({email}), reauthenticate, signInAnonymously, admin.inviteUserByEmail and
- * admin.generateLink call. Each mail goes through mail.ts into the sandbox's mail viewer, its
- * token through otp.ts (hashed, single use, expiring).
+ * The steps of GoTrue's email flows for /auth/v1 (supabase/auth internal/api: otp.go,
+ * magic_link.go, recover.go, verify.go, invite.go, admin.go GenerateLink, reauthenticate.go,
+ * user.go email change, anonymous.go), shared by the routes that serve them (routes/otp.ts,
+ * verify.ts, user.ts, invite.ts, generate_link.ts, signup.ts, token.ts): what auth-js's
+ * signInWithOtp, verifyOtp, resetPasswordForEmail, updateUser({email}), reauthenticate,
+ * signInAnonymously, admin.inviteUserByEmail and admin.generateLink call. Each mail goes through
+ * mail.ts into the sandbox's mail viewer, its token through otp.ts (hashed, single use, expiring).
  *
  * Differences from hosted GoTrue, on purpose: no per-address send rate limit
  * (`[auth.email] max_frequency`, `[auth.rate_limit] email_sent`) and no captcha. Clients with
@@ -18,39 +19,18 @@
  * otp_expired "Token has expired or is invalid" (403 user_banned for a banned user with that
  * number).
  */
-import type { Context, Hono } from "hono";
+import type { Context } from "hono";
 import type { JwtClaims } from "@shared/auth/jwt.ts";
-import type { PGlite, Queryable } from "../db/database.ts";
+import type { Queryable } from "../db/database.ts";
+import type { AuthContext } from "./context.ts";
 import { AuthError, Errors } from "./errors.ts";
-import { type MailKind, type MailTransport, sendAuthMail } from "./mail.ts";
-import { consumeToken, dropTokens, hasToken, issueToken, tokenHash, type TokenType } from "./otp.ts";
-import { issueSession, type TokenSettings } from "./sessions.ts";
-import {
-  createFlowState,
-  issueAuthCode,
-  PKCE_PREFIX,
-  type PkceParams,
-  pkceParams,
-  redeemAuthCode,
-} from "./pkce.ts";
-import { type AuthConfig, redirectTarget } from "./settings.ts";
+import { type MailKind, sendAuthMail } from "./mail.ts";
+import { consumeToken, dropTokens, issueToken, tokenHash, type TokenType } from "./otp.ts";
+import { issueSession } from "./sessions.ts";
+import { createFlowState, PKCE_PREFIX, type PkceParams, redeemAuthCode } from "./pkce.ts";
+import { type Json, optString } from "./request.ts";
+import { redirectTarget } from "./settings.ts";
 import { findUserByEmail, findUserById, insertUser, userJson, type UserRow } from "./users.ts";
-
-type Json = Record<string, unknown>;
-
-export interface FlowContext {
-  db: PGlite;
-  cfg: AuthConfig;
-  settings: TokenSettings;
-  /** GoTrue's API_EXTERNAL_URL: the public /auth/v1 base the mailed links point at. */
-  externalUrl: string;
-  transport?: MailTransport;
-  jsonBody(c: Context): Promise<Json>;
-  currentUser(c: Context): Promise<{ user: UserRow; claims: JwtClaims }>;
-  requireAdmin(c: Context): Promise<void>;
-  hashPassword(password: string): Promise<string>;
-  checkPassword(password: string): void;
-}
 
 // GoTrue's validateEmail format (badoux/checkmail), as admin_users.ts GOTRUE_EMAIL_RE.
 const EMAIL_RE =
@@ -58,16 +38,9 @@ const EMAIL_RE =
 export const SINGLE_CONFIRMATION_ACCEPTED =
   "Confirmation link accepted. Please proceed to confirm link sent to the other email";
 
-const otpExpired = () => new AuthError(403, "otp_expired", "Token has expired or is invalid");
+export const otpExpired = () => new AuthError(403, "otp_expired", "Token has expired or is invalid");
 
-function str(body: Json, key: string): string | undefined {
-  const v = body[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") throw Errors.validation(`${key} must be a string`);
-  return v;
-}
-
-function validEmail(raw: string | undefined, missing: string): string {
+export function validEmail(raw: string | undefined, missing: string): string {
   const email = raw?.trim().toLowerCase();
   if (!email) throw Errors.validation(missing);
   if (!EMAIL_RE.test(email) || email.length > 255) {
@@ -80,7 +53,7 @@ function validEmail(raw: string | undefined, missing: string): string {
  * GoTrue's validatePhone (phone.go): the number without a leading "+" and spaces, E.164 digits,
  * else 400 validation_failed.
  */
-function validPhone(raw: string): string {
+export function validPhone(raw: string): string {
   const phone = raw.replace(/^\+/, "").replaceAll(" ", "");
   if (!/^[1-9][0-9]{1,14}$/.test(phone)) {
     throw Errors.validation("Invalid phone number format (E.164 required)");
@@ -94,7 +67,7 @@ function validPhone(raw: string): string {
  * code is ever issued and every phone token is refused as GoTrue refuses a wrong one: 403
  * otp_expired. Numbers are stored with or without the "+" (GoTrue stores them without).
  */
-async function phoneTokenRefused(db: Queryable, phone: string, type: string): Promise<AuthError> {
+export async function phoneTokenRefused(db: Queryable, phone: string, type: string): Promise<AuthError> {
   const column = type === "sms" ? "phone" : type === "phone_change" ? "phone_change" : null;
   if (column) {
     const r = await db.query<{ banned: boolean }>(
@@ -108,7 +81,7 @@ async function phoneTokenRefused(db: Queryable, phone: string, type: string): Pr
 }
 
 /** Which stored token types a /verify type accepts (GoTrue: "email" covers signup and magic link). */
-const VERIFY_TYPES: Record<string, TokenType[]> = {
+export const VERIFY_TYPES: Record<string, TokenType[]> = {
   signup: ["confirmation_token"],
   invite: ["confirmation_token"],
   magiclink: ["recovery_token"],
@@ -118,7 +91,7 @@ const VERIFY_TYPES: Record<string, TokenType[]> = {
 };
 
 /** GoTrue's models.AuthenticationMethod for each verify type (flow_state, amr). */
-const AUTH_METHOD: Record<string, string> = {
+export const AUTH_METHOD: Record<string, string> = {
   signup: "email/signup",
   invite: "invite",
   magiclink: "magiclink",
@@ -126,12 +99,18 @@ const AUTH_METHOD: Record<string, string> = {
   email_change: "email_change",
 };
 
-const verifyLink = (externalUrl: string, hash: string, type: string, redirectTo: string, pkce: boolean) =>
+export const verifyLink = (
+  externalUrl: string,
+  hash: string,
+  type: string,
+  redirectTo: string,
+  pkce: boolean,
+) =>
   `${externalUrl}/verify?token=${pkce ? PKCE_PREFIX : ""}${hash}&type=${type}&redirect_to=${
     encodeURIComponent(redirectTo)
   }`;
 
-async function confirmEmail(tx: Queryable, userId: string): Promise<void> {
+export async function confirmEmail(tx: Queryable, userId: string): Promise<void> {
   await tx.query(
     `update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()) where id = $1`,
     [
@@ -146,7 +125,7 @@ async function confirmEmail(tx: Queryable, userId: string): Promise<void> {
 }
 
 /** GoTrue's ConfirmEmailChange: the pending address becomes the email; anonymous users turn permanent. */
-async function applyEmailChange(tx: Queryable, user: UserRow, newEmail: string): Promise<void> {
+export async function applyEmailChange(tx: Queryable, user: UserRow, newEmail: string): Promise<void> {
   const other = await findUserByEmail(tx, newEmail);
   if (other && other.id !== user.id) throw Errors.emailExists();
   await tx.query(
@@ -171,395 +150,52 @@ async function applyEmailChange(tx: Queryable, user: UserRow, newEmail: string):
   await dropTokens(tx, user.id, ["email_change_token_new", "email_change_token_current"]);
 }
 
-export function registerEmailFlows(app: Hono, f: FlowContext): void {
-  const { db, cfg } = f;
-
-  const verifyUrl = (hash: string, type: string, redirectTo: string) =>
-    verifyLink(f.externalUrl, hash, type, redirectTo, false);
-
-  const mail = (
-    kind: MailKind,
-    to: string,
-    user: UserRow,
-    t: { otp: string; hash: string },
-    redirectTo: string,
-    pkce: PkceParams | null = null,
-  ) =>
-    sendAuthMail(f.transport, {
-      kind,
-      to,
-      confirmationUrl: kind === "reauthentication"
-        ? ""
-        : verifyLink(f.externalUrl, t.hash, kind, redirectTo, !!pkce),
-      token: t.otp,
-      tokenHash: t.hash,
-      siteUrl: cfg.siteUrl,
-      email: user.email ?? "",
-      redirectTo,
-    });
-
-  const redirectOf = (c: Context, body: Json = {}) =>
-    redirectTarget(cfg, c.req.query("redirect_to") ?? str(body, "redirect_to"));
-
-  /** Sends the magic link, or the signup confirmation to a user who has not confirmed yet. */
-  const sendMagicLink = async (user: UserRow, redirectTo: string, pkce: PkceParams | null) => {
-    const confirmed = !!user.email_confirmed_at;
-    const kind = confirmed ? "magiclink" : "signup";
-    if (pkce) await createFlowState(db, user.id, pkce, AUTH_METHOD[kind]);
-    const t = await issueToken(
-      db,
-      user.id,
-      confirmed ? "recovery_token" : "confirmation_token",
-      user.email!,
-      cfg.otpLength,
-    );
-    await mail(kind, user.email!, user, t, redirectTo, pkce);
-  };
-
-  // POST /recover: always 200 {} so the answer does not tell whether the address has a user.
-  app.post("/recover", async (c) => {
-    const body = await f.jsonBody(c);
-    const email = validEmail(str(body, "email"), "Password recovery requires an email");
-    const redirectTo = redirectOf(c, body);
-    const pkce = pkceParams(body);
-    const user = await findUserByEmail(db, email);
-    if (user && !(user.banned_until && new Date(user.banned_until) > new Date())) {
-      if (pkce) await createFlowState(db, user.id, pkce, AUTH_METHOD.recovery);
-      const t = await issueToken(db, user.id, "recovery_token", email, cfg.otpLength);
-      await mail("recovery", email, user, t, redirectTo, pkce);
-    }
-    return c.json({});
+/** The mail of `kind` for `user`, with the verify link of token `t` (none for reauthentication). */
+export function sendMail(
+  f: Pick<AuthContext, "cfg" | "transport" | "externalUrl">,
+  kind: MailKind,
+  to: string,
+  user: UserRow,
+  t: { otp: string; hash: string },
+  redirectTo: string,
+  pkce: PkceParams | null = null,
+): Promise<void> {
+  return sendAuthMail(f.transport, {
+    kind,
+    to,
+    confirmationUrl: kind === "reauthentication"
+      ? ""
+      : verifyLink(f.externalUrl, t.hash, kind, redirectTo, !!pkce),
+    token: t.otp,
+    tokenHash: t.hash,
+    siteUrl: f.cfg.siteUrl,
+    email: user.email ?? "",
+    redirectTo,
   });
+}
 
-  // POST /otp (and the legacy /magiclink): email OTP and magic link, creating the user if allowed.
-  const otp = async (c: Context) => {
-    const body = await f.jsonBody(c);
-    if (body.phone !== undefined && body.phone !== null && body.phone !== "") {
-      throw new AuthError(400, "phone_provider_disabled", "Unsupported phone provider");
-    }
-    const email = validEmail(str(body, "email"), "An email address is required");
-    const redirectTo = redirectOf(c, body);
-    const pkce = pkceParams(body);
-    const data = body.data;
-    if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data))) {
-      throw Errors.validation("data must be an object");
-    }
-    let user = await findUserByEmail(db, email);
-    if (!user) {
-      if (body.create_user === false) throw new AuthError(422, "otp_disabled", "Signups not allowed for otp");
-      if (!cfg.enableSignup) {
-        throw new AuthError(422, "signup_disabled", "Signups not allowed for this instance");
-      }
-      user = await db.transaction(async (tx) => {
-        if (await findUserByEmail(tx, email)) return (await findUserByEmail(tx, email))!;
-        return insertUser(tx, {
-          email,
-          phone: null,
-          passwordHash: null,
-          userMetadata: (data as Json | undefined) ?? {},
-          appMetadata: {},
-          emailConfirmed: false,
-          phoneConfirmed: false,
-        });
-      });
-    }
-    if (user.banned_until && new Date(user.banned_until) > new Date()) return c.json({});
-    await sendMagicLink(user, redirectTo, pkce);
-    return c.json({});
-  };
-  app.post("/otp", otp);
-  app.post("/magiclink", otp);
+/** Where a mailed link lands: the query's or the body's redirect_to if allowed, else site_url. */
+export const redirectOf = (f: Pick<AuthContext, "cfg">, c: Context, body: Json = {}): string =>
+  redirectTarget(f.cfg, c.req.query("redirect_to") ?? optString(body, "redirect_to"));
 
-  /** Applies a consumed token; null means the first half of a double email change was confirmed. */
-  const completeVerification = async (
-    tx: Queryable,
-    token: { user_id: string; token_type: TokenType; relates_to: string },
-    type: string,
-  ): Promise<{ user: UserRow; method: string } | null> => {
-    const user = await findUserById(tx, token.user_id);
-    if (!user) throw otpExpired();
-    if (user.banned_until && new Date(user.banned_until) > new Date()) throw Errors.userBanned();
-    let method = "otp";
-    if (token.token_type === "confirmation_token") {
-      await confirmEmail(tx, user.id);
-      if (type === "invite") method = "invite";
-    } else if (token.token_type === "recovery_token") {
-      await confirmEmail(tx, user.id);
-      if (type === "recovery") method = "recovery";
-    } else {
-      const pending = (await tx.query<{ email_change: string | null }>(
-        `select email_change from auth.users where id = $1`,
-        [user.id],
-      )).rows[0]?.email_change;
-      if (!pending) throw otpExpired();
-      const other: TokenType = token.token_type === "email_change_token_new"
-        ? "email_change_token_current"
-        : "email_change_token_new";
-      if (cfg.doubleConfirmChanges && await hasToken(tx, user.id, other)) return null;
-      await applyEmailChange(tx, user, pending);
-    }
-    return { user: (await findUserById(tx, user.id))!, method };
-  };
-
-  app.post("/verify", async (c) => {
-    const body = await f.jsonBody(c);
-    const type = str(body, "type") ?? "";
-    const rawToken = str(body, "token") ?? "";
-    const token = rawToken.replaceAll("-", "").trim();
-    const hashParam = str(body, "token_hash") ?? "";
-    const phone = str(body, "phone") ?? "";
-    const email = str(body, "email") ?? "";
-    // GoTrue's VerifyParams.Validate, in its order: the type, exactly one of token and token_hash,
-    // then the phone number (or the address) the token was sent to.
-    if (!type) throw Errors.validation("Verify requires a verification type");
-    if (!rawToken === !hashParam) throw Errors.validation("Verify requires either a token or a token hash");
-    if (rawToken && phone && !email) throw await phoneTokenRefused(db, validPhone(phone), type);
-    if (rawToken && (!email || phone)) {
-      throw Errors.validation("Only an email address or phone number should be provided on verify");
-    }
-    if (hashParam && (email || phone || str(body, "redirect_to"))) {
-      throw Errors.validation("Only the token_hash and type should be provided");
-    }
-    const types = VERIFY_TYPES[type];
-    if (!types) throw Errors.validation("Verify requires a verification type");
-    let hash: string;
-    if (hashParam) hash = hashParam;
-    else hash = tokenHash(validEmail(email, "Verify requires an email or phone"), token);
-    const result = await db.transaction(async (tx) => {
-      const consumed = await consumeToken(tx, hash, types, cfg.otpExpirySeconds);
-      if (!consumed) return { error: otpExpired() } as const;
-      const done = await completeVerification(tx, consumed, type);
-      return { session: done && await issueSession(tx, f.settings, done.user, done.method) } as const;
-    });
-    if ("error" in result) throw result.error;
-    if (result.session === null) return c.json({ msg: SINGLE_CONFIRMATION_ACCEPTED, code: 200 });
-    return c.json(result.session);
-  });
-
-  // GET /verify: the link in the mail. Lands on redirect_to (or site_url) with the session, or the
-  // error, in the fragment, as GoTrue's implicit flow does.
-  app.get("/verify", async (c) => {
-    const type = c.req.query("type") ?? "";
-    const raw = c.req.query("token") ?? "";
-    const pkce = raw.startsWith(PKCE_PREFIX);
-    const hash = (pkce ? raw.slice(PKCE_PREFIX.length) : raw).replaceAll("-", "");
-    const target = redirectTarget(cfg, c.req.query("redirect_to"));
-    const fail = (code: string, description: string, error = "access_denied") => {
-      const u = new URL(target);
-      u.search = "";
-      const q = new URLSearchParams({ error, error_code: code, error_description: description }).toString();
-      u.hash = q;
-      if (pkce) u.search = q;
-      return c.redirect(u.toString(), 303);
-    };
-    const types = VERIFY_TYPES[type];
-    if (!types || type === "email") {
-      return fail("validation_failed", "Invalid email verification type", "invalid_request");
-    }
-    if (!hash) return fail("validation_failed", "Verify requires a token", "invalid_request");
-    let outcome: { session?: Json; code?: string } | null;
-    try {
-      outcome = await db.transaction(async (tx) => {
-        const consumed = await consumeToken(tx, hash, types, cfg.otpExpirySeconds);
-        if (!consumed) throw otpExpired();
-        const done = await completeVerification(tx, consumed, type);
-        if (!done) return null;
-        if (pkce) return { code: await issueAuthCode(tx, done.user.id, AUTH_METHOD[type]) };
-        return { session: await issueSession(tx, f.settings, done.user, done.method) };
-      });
-    } catch (err) {
-      if (!(err instanceof AuthError)) throw err;
-      if (err.code === "otp_expired") return fail("otp_expired", "Email link is invalid or has expired");
-      return fail(err.code, err.message);
-    }
-    const u = new URL(target);
-    if (outcome === null) {
-      u.hash = new URLSearchParams({ message: SINGLE_CONFIRMATION_ACCEPTED }).toString();
-      if (pkce) u.searchParams.set("message", SINGLE_CONFIRMATION_ACCEPTED);
-      return c.redirect(u.toString(), 303);
-    }
-    if (outcome.code) {
-      u.searchParams.set("code", outcome.code);
-      return c.redirect(u.toString(), 303);
-    }
-    const s = outcome.session!;
-    u.hash = new URLSearchParams({
-      access_token: String(s.access_token),
-      expires_at: String(s.expires_at),
-      expires_in: String(s.expires_in),
-      refresh_token: String(s.refresh_token),
-      token_type: "bearer",
-      type,
-    }).toString();
-    return c.redirect(u.toString(), 303);
-  });
-
-  // POST /invite (service role): creates the user if needed and mails the invite.
-  app.post("/invite", async (c) => {
-    await f.requireAdmin(c);
-    const body = await f.jsonBody(c);
-    const email = validEmail(str(body, "email"), "An email address is required");
-    const data = (body.data && typeof body.data === "object" && !Array.isArray(body.data))
-      ? body.data as Json
-      : {};
-    const redirectTo = redirectOf(c, body);
-    const user = await db.transaction(async (tx) => {
-      let u = await findUserByEmail(tx, email);
-      if (u && u.email_confirmed_at) throw Errors.emailExists();
-      if (!u) {
-        u = await insertUser(tx, {
-          email,
-          phone: null,
-          passwordHash: null,
-          userMetadata: data,
-          appMetadata: {},
-          emailConfirmed: false,
-          phoneConfirmed: false,
-        });
-      }
-      const r = await tx.query<UserRow>(
-        `update auth.users set invited_at = now() where id = $1 returning *`,
-        [u.id],
-      );
-      return r.rows[0];
-    });
-    const t = await issueToken(db, user.id, "confirmation_token", email, cfg.otpLength);
-    await mail("invite", email, user, t, redirectTo);
-    return c.json(await userJson(db, (await findUserById(db, user.id))!));
-  });
-
-  // POST /admin/generate_link (service role): the link and code a mail would carry, without mail.
-  app.post("/admin/generate_link", async (c) => {
-    await f.requireAdmin(c);
-    const body = await f.jsonBody(c);
-    const type = str(body, "type") ?? "";
-    const email = validEmail(str(body, "email"), "An email address is required");
-    const redirectTo = redirectOf(c, body);
-    const data = (body.data && typeof body.data === "object" && !Array.isArray(body.data))
-      ? body.data as Json
-      : {};
-    const password = str(body, "password");
-    let linkType = type;
-    let tokenType: TokenType;
-    let relatesTo = email;
-    const user = await db.transaction(async (tx) => {
-      let u = await findUserByEmail(tx, email);
-      switch (type) {
-        case "signup": {
-          if (u && u.email_confirmed_at) throw Errors.emailExists();
-          if (!password) throw Errors.validation("Signup requires a valid password");
-          f.checkPassword(password);
-          if (!u) {
-            u = await insertUser(tx, {
-              email,
-              phone: null,
-              passwordHash: await f.hashPassword(password),
-              userMetadata: data,
-              appMetadata: {},
-              emailConfirmed: false,
-              phoneConfirmed: false,
-            });
-          }
-          tokenType = "confirmation_token";
-          break;
-        }
-        case "invite": {
-          if (u && u.email_confirmed_at) throw Errors.emailExists();
-          if (!u) {
-            u = await insertUser(tx, {
-              email,
-              phone: null,
-              passwordHash: null,
-              userMetadata: data,
-              appMetadata: {},
-              emailConfirmed: false,
-              phoneConfirmed: false,
-            });
-          }
-          u = (await tx.query<UserRow>(`update auth.users set invited_at = now() where id = $1 returning *`, [
-            u.id,
-          ]))
-            .rows[0];
-          tokenType = "confirmation_token";
-          break;
-        }
-        case "magiclink":
-        case "recovery": {
-          if (!u) throw Errors.userNotFound();
-          tokenType = "recovery_token";
-          break;
-        }
-        case "email_change_current":
-        case "email_change_new": {
-          if (!u) throw Errors.userNotFound();
-          const newEmail = validEmail(str(body, "new_email"), "Email change requires a new email");
-          if (newEmail === u.email) {
-            throw Errors.validation("New email address must differ from the current one");
-          }
-          if (await findUserByEmail(tx, newEmail)) throw Errors.emailExists();
-          await tx.query(
-            `update auth.users set email_change = $2, email_change_sent_at = now() where id = $1`,
-            [
-              u.id,
-              newEmail,
-            ],
-          );
-          tokenType = type === "email_change_new" ? "email_change_token_new" : "email_change_token_current";
-          relatesTo = type === "email_change_new" ? newEmail : email;
-          linkType = "email_change";
-          break;
-        }
-        default:
-          throw Errors.validation("Invalid email action link type requested");
-      }
-      return u;
-    });
-    const t = await issueToken(db, user.id, tokenType!, relatesTo, cfg.otpLength);
-    const fresh = (await findUserById(db, user.id))!;
-    return c.json({
-      ...(await userJson(db, fresh)),
-      action_link: verifyUrl(t.hash, linkType, redirectTo),
-      email_otp: t.otp,
-      hashed_token: t.hash,
-      verification_type: linkType,
-      redirect_to: redirectTo,
-    });
-  });
-
-  // POST /resend (auth-js resend): mails the signup confirmation or the pending email change
-  // again; 200 {} whether or not there was anything to resend, as GoTrue answers.
-  app.post("/resend", async (c) => {
-    const body = await f.jsonBody(c);
-    const type = str(body, "type") ?? "";
-    if (body.phone) throw new AuthError(400, "phone_provider_disabled", "Unsupported phone provider");
-    if (type !== "signup" && type !== "email_change") {
-      throw Errors.validation("Missing one of these types: signup, email_change, sms, phone_change");
-    }
-    const email = validEmail(str(body, "email"), "An email address is required");
-    const redirectTo = redirectOf(c, body);
-    const user = await findUserByEmail(db, email);
-    if (!user) return c.json({});
-    if (type === "signup" && !user.email_confirmed_at) {
-      const t = await issueToken(db, user.id, "confirmation_token", email, cfg.otpLength);
-      await mail("signup", email, user, t, redirectTo);
-    }
-    if (type === "email_change" && user.email_change) {
-      await requestEmailChange(f, user, user.email_change, redirectTo);
-    }
-    return c.json({});
-  });
-
-  // GET /reauthenticate: mails a code that PUT /user accepts as `nonce`.
-  app.get("/reauthenticate", async (c) => {
-    const { user } = await f.currentUser(c);
-    if (!user.email) {
-      throw Errors.validation("Reauthentication requires the user to have an email or a phone number");
-    }
-    if (!user.email_confirmed_at) throw Errors.emailNotConfirmed();
-    const t = await issueToken(db, user.id, "reauthentication_token", user.email, cfg.otpLength);
-    await mail("reauthentication", user.email, user, t, cfg.siteUrl);
-    return c.json({});
-  });
+/** Sends the magic link, or the signup confirmation to a user who has not confirmed yet. */
+export async function sendMagicLink(
+  f: AuthContext,
+  user: UserRow,
+  redirectTo: string,
+  pkce: PkceParams | null,
+): Promise<void> {
+  const confirmed = !!user.email_confirmed_at;
+  const kind = confirmed ? "magiclink" : "signup";
+  if (pkce) await createFlowState(f.db, user.id, pkce, AUTH_METHOD[kind]);
+  const t = await issueToken(
+    f.db,
+    user.id,
+    confirmed ? "recovery_token" : "confirmation_token",
+    user.email!,
+    f.cfg.otpLength,
+  );
+  await sendMail(f, kind, user.email!, user, t, redirectTo, pkce);
 }
 
 /**
@@ -568,7 +204,7 @@ export function registerEmailFlows(app: Hono, f: FlowContext): void {
  * started within the last 24 hours.
  */
 export async function checkReauthentication(
-  f: Pick<FlowContext, "db" | "cfg">,
+  f: Pick<AuthContext, "db" | "cfg">,
   user: UserRow,
   claims: JwtClaims,
   nonce: string | undefined,
@@ -603,7 +239,7 @@ export async function checkReauthentication(
  * current one too. Returns the email to write now, or null when mail went out instead.
  */
 export async function requestEmailChange(
-  f: Pick<FlowContext, "db" | "cfg" | "transport" | "externalUrl">,
+  f: Pick<AuthContext, "db" | "cfg" | "transport" | "externalUrl">,
   user: UserRow,
   newEmail: string,
   redirectRaw: string | undefined,
@@ -650,7 +286,7 @@ export async function requestEmailChange(
  * look-alike user and mails nothing, so the endpoint does not reveal who is registered.
  */
 export async function signupWithConfirmation(
-  f: Pick<FlowContext, "db" | "cfg" | "transport" | "externalUrl">,
+  f: Pick<AuthContext, "db" | "cfg" | "transport" | "externalUrl">,
   email: string,
   passwordHash: string,
   data: Json,
@@ -719,7 +355,7 @@ export async function signupWithConfirmation(
  * a wrong verifier cannot be retried against it.
  */
 export async function exchangeAuthCode(
-  f: Pick<FlowContext, "db" | "settings">,
+  f: Pick<AuthContext, "db" | "settings">,
   body: Json,
 ): Promise<Json> {
   const authCode = typeof body.auth_code === "string" ? body.auth_code : "";

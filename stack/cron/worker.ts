@@ -7,6 +7,11 @@
  * queues overlaps). cron.job's trigger NOTIFYs on every change, and the worker reloads then, so
  * it never polls the database. Until `create extension pg_cron` (stack/db/extensions) there is no
  * cron.job and nothing to run. A failed run is recorded as pg_cron records it and logged.
+ *
+ * For the dashboard, which pg_cron itself cannot tell: the pg_net request ids a run's command
+ * returned (`select net.http_post(...)`, or `call_edge_function`, which returns http_post's id)
+ * are kept per run id in memory (`netRequestsOf`, the last MAX_LINKED runs), so a run links to
+ * its net._http_response row; and `runNow` runs a job at once, recorded like a scheduled run.
  */
 import { DEFAULT_SEARCH_PATH, type PGlite, type Transaction } from "../db/database.ts";
 import type { PlatformPart } from "../part.ts";
@@ -38,6 +43,26 @@ interface JobState {
 
 type Log = (message: string) => void;
 
+/** Runs whose pg_net request ids are kept (netRequestsOf). */
+const MAX_LINKED = 1000;
+/** Result columns that carry a pg_net request id. */
+const NET_ID_COLUMNS = new Set(["http_post", "http_get", "http_delete", "call_edge_function"]);
+
+/** The pg_net request ids in a command's results: columns named after the functions returning one. */
+export function netRequestIds(results: { rows?: unknown[]; fields?: { name: string }[] }[]): string[] {
+  const ids: string[] = [];
+  for (const r of results) {
+    for (const f of r.fields ?? []) {
+      if (!NET_ID_COLUMNS.has(f.name)) continue;
+      for (const row of r.rows ?? []) {
+        const v = (row as Record<string, unknown>)[f.name];
+        if (v !== null && v !== undefined) ids.push(String(v));
+      }
+    }
+  }
+  return ids;
+}
+
 /** pg_cron's return_message is the command tag (PQcmdStatus) of the command's last result. */
 export function commandTag(results: { command?: string; rowCount?: number }[]): string {
   const last = results.at(-1);
@@ -62,6 +87,8 @@ export class CronWorker {
   #stopped = false;
   /** Schedules already reported as unusable, so the log says it once per schedule. */
   readonly #reported = new Set<string>();
+  /** runid -> the pg_net request ids its command returned (the last MAX_LINKED runs). */
+  readonly #netRequests = new Map<string, string[]>();
 
   constructor(db: PGlite, log: Log = (m) => console.error(m)) {
     this.#db = db;
@@ -165,9 +192,45 @@ export class CronWorker {
     this.#arm();
   }
 
+  /** The pg_net request ids run `runid` queued, when this worker ran it and they were returned. */
+  netRequestsOf(runid: string): string[] {
+    return this.#netRequests.get(runid) ?? [];
+  }
+
+  /**
+   * Runs job `jobid` now (paused or not), recorded in cron.job_run_details like a scheduled run;
+   * its run id, or null when there is no such job. Refused while the job is running.
+   */
+  async runNow(jobid: string): Promise<string | null> {
+    if (!(await this.#enabled())) return null;
+    const { rows } = await this.#db.query<JobRow>(
+      `select jobid::text, schedule, command, username, database, jobname from cron.job where jobid = $1::bigint`,
+      [jobid],
+    );
+    if (!rows.length) return null;
+    const job = this.#jobs.get(rows[0].jobid);
+    if (job?.running) throw new Error(`job ${jobid} is running; try again when it has finished`);
+    const run = this.#run(rows[0]);
+    const tracked: Promise<void> = run.then(() => {}, () => {}).finally(() => {
+      this.#runs.delete(tracked);
+      if (!job) return;
+      job.running = null;
+      if (job.queued && !this.#stopped && this.#jobs.get(job.row.jobid) === job) {
+        job.queued = false;
+        this.#launch(job);
+      }
+    });
+    if (job) job.running = tracked;
+    this.#runs.add(tracked);
+    return await run;
+  }
+
   #launch(job: JobState): void {
-    const run = this.#run(job.row)
-      .catch((err) => this.#log(`cron: job ${job.row.jobid} could not be recorded: ${errorText(err)}`))
+    const run: Promise<void> = this.#run(job.row)
+      .then(
+        () => {},
+        (err) => this.#log(`cron: job ${job.row.jobid} could not be recorded: ${errorText(err)}`),
+      )
       .finally(() => {
         this.#runs.delete(run);
         job.running = null;
@@ -180,7 +243,7 @@ export class CronWorker {
     this.#runs.add(run);
   }
 
-  async #run(row: JobRow): Promise<void> {
+  async #run(row: JobRow): Promise<string> {
     const db = this.#db;
     const { rows } = await db.query<{ runid: string }>(
       `insert into cron.job_run_details (jobid, job_pid, database, username, command, status)
@@ -203,6 +266,13 @@ export class CronWorker {
         return await tx.exec(row.command);
       });
       message = commandTag(results);
+      const ids = netRequestIds(results);
+      if (ids.length) {
+        this.#netRequests.set(runid, ids);
+        if (this.#netRequests.size > MAX_LINKED) {
+          this.#netRequests.delete(this.#netRequests.keys().next().value!);
+        }
+      }
     } catch (err) {
       status = "failed";
       // pg_cron stores libpq's error message, which starts with the severity.
@@ -215,6 +285,7 @@ export class CronWorker {
        where runid = $1`,
       [runid, status, message],
     );
+    return runid;
   }
 
   async stop(): Promise<void> {
@@ -245,12 +316,22 @@ export async function pauseAllCronJobs(db: PGlite): Promise<number> {
   return r.rows[0].n;
 }
 
+const workers = new WeakMap<object, CronWorker>();
+
+/** The cron worker a platform started (the dashboard's run history and "run now"). */
+export function cronWorkerOf(p: object): CronWorker {
+  const w = workers.get(p);
+  if (!w) throw new Error("the cron part has not started on this platform");
+  return w;
+}
+
 /** The platform part: the worker runs for as long as the platform does. */
 export const cronPart: PlatformPart = {
   name: "cron",
   async start(p) {
     const worker = new CronWorker(p.db, (line) => p.log(line));
     await worker.start();
+    workers.set(p, worker);
     return worker;
   },
 };

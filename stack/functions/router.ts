@@ -20,6 +20,10 @@
  * kept its event loop busy past 2 s (edge_runtime.ts BusyMonitor); in-process the event loop
  * is shared with the database and every other service, so no CPU figure is taken there.
  *
+ * What a function prints with console while serving a request (its waitUntil work included) goes
+ * to `onConsole` with the request id (console_capture.ts), in-process and from its Worker, as
+ * hosted Supabase keeps a function's logs per invocation; it is printed as before too.
+ *
  * `recycle()` drops the loaded functions, as the runtime drops idle isolates: the next request
  * boots a fresh Worker (a new module graph), or in-process imports app.ts afresh.
  */
@@ -29,6 +33,7 @@ import { rebuildRequest } from "../gateway.ts";
 import { type FunctionConfig, readProjectConfig } from "../project_config.ts";
 import type { WorkerReply, WorkerRequest } from "./worker_host.ts";
 import { installEdgeRuntime, RequestWork, runInRequest } from "./edge_runtime.ts";
+import { captureConsole, type ConsoleLine, withConsoleSink } from "./console_capture.ts";
 import { type EdgeLimits, edgeLimitsFromEnv, gatewayTimeout, withDeadline, workerLimit } from "./limits.ts";
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -63,6 +68,8 @@ export interface RouterOptions {
   log?: (line: string) => void;
   /** The runtime's limits; unset ones come from SUPABASE_LOCAL_FUNCTION_* (limits.ts). */
   limits?: Partial<EdgeLimits>;
+  /** Each console line a function prints while serving a request (console_capture.ts). */
+  onConsole?: (line: ConsoleLine) => void;
 }
 
 /** A function's Worker: requests in flight, and whether a save has retired it. */
@@ -155,6 +162,7 @@ export async function createFunctionsRouter(opts: RouterOptions): Promise<Functi
           w.ready = true;
           resolve();
         } else if ("bootError" in m) reject(new Error(m.bootError));
+        else if ("console" in m) opts.onConsole?.({ source: name, ...m.console });
         else if ("settled" in m) {
           const rid = w.clocks.get(m.settled)?.rid ?? null;
           if (m.busyMs > limits.cpuWarnMs) {
@@ -306,6 +314,7 @@ export async function createFunctionsRouter(opts: RouterOptions): Promise<Functi
 
   // ---- in-process: each function imported once (again after recycle()) ----
   if (!opts.hotReload) installEdgeRuntime();
+  if (!opts.hotReload && opts.onConsole) captureConsole();
   /** recycle() count per function: the next import's cache-busting query. */
   const generation = new Map<string, number>();
   /** In-process wall clocks, so close() can clear them. */
@@ -419,8 +428,13 @@ export async function createFunctionsRouter(opts: RouterOptions): Promise<Functi
       return bootError(err);
     }
     const work = new RequestWork(`${name}${rid}`, log);
+    const onConsole = opts.onConsole;
+    const run = () => runWithEnv(opts.env ?? {}, () => runInRequest(work, () => app.fetch(inner)));
     const handler =
-      (async () => await runWithEnv(opts.env ?? {}, () => runInRequest(work, () => app.fetch(inner))))();
+      (async () =>
+        await (onConsole
+          ? withConsoleSink((level, text) => onConsole({ source: name, requestId, level, text }), run)
+          : run()))();
     work.add(handler, "handler");
     followWallClock(name, work, requestId);
     try {

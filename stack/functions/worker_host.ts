@@ -8,11 +8,13 @@
  * streaming) or `{ id, error }`, and later `{ settled: id, busyMs }` once the handler and every
  * `EdgeRuntime.waitUntil` promise of the request have settled (edge_runtime.ts), which is what
  * the router's wall clock waits for; past it the router terminates this Worker. Its console
- * output is prefixed with `[<name>]`.
+ * output is prefixed with `[<name>]`, and what a request prints is also posted back as
+ * `{ console: { requestId, level, text } }` (console_capture.ts), the router's `onConsole`.
  */
 /// <reference lib="deno.worker" />
 import { runWithEnv } from "@shared/env.ts";
 import { BusyMonitor, installEdgeRuntime, RequestWork, runInRequest } from "./edge_runtime.ts";
+import { captureConsole, type ConsoleLevel, withConsoleSink } from "./console_capture.ts";
 
 type FetchApp = { fetch: (req: Request) => Response | Promise<Response> };
 
@@ -37,6 +39,7 @@ export type WorkerReply =
   }
   | { id: number; error: string; invalid?: boolean; limit?: boolean }
   | { settled: number; busyMs: number }
+  | { console: { requestId: string | null; level: ConsoleLevel; text: string } }
   | { booted: true }
   | { bootError: string };
 
@@ -45,18 +48,11 @@ let functionName = "";
 const busy = new BusyMonitor();
 installEdgeRuntime();
 
-function prefixConsole(name: string): void {
-  for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-    const original = console[method].bind(console);
-    console[method] = (...args: unknown[]) => original(`[${name}]`, ...args);
-  }
-}
-
 self.onmessage = async (e: MessageEvent) => {
   const msg = e.data;
   if (msg.init) {
     functionName = msg.init.name;
-    prefixConsole(msg.init.name);
+    captureConsole(`[${msg.init.name}]`);
     try {
       const mod = await import(msg.init.appUrl);
       const candidate = mod.default as FetchApp | undefined;
@@ -87,7 +83,11 @@ self.onmessage = async (e: MessageEvent) => {
       // @ts-ignore: required by fetch for streamed bodies; unknown to older lib typings
       duplex: "half",
     });
-    const res = await runWithEnv(r.env, () => runInRequest(work, () => app!.fetch(req)));
+    const requestId = r.requestId ?? null;
+    const res = await withConsoleSink(
+      (level, text) => self.postMessage({ console: { requestId, level, text } } satisfies WorkerReply),
+      () => runWithEnv(r.env, () => runInRequest(work, () => app!.fetch(req))),
+    );
     if (!(res instanceof Response)) {
       self.postMessage({ id: r.id, error: "not a Response", invalid: true } satisfies WorkerReply);
       return;

@@ -200,7 +200,7 @@ platformTest("403 for a suspended account; workspace choice rules", async (p) =>
   assert.match((model.captures.requests()[0].body as { system: string }).system, /as its member/);
 
   // A new user belongs to their personal workspace only: the chat works in it, as its owner,
-  // without naming it (no workspace at all: tests/unit/agent_agents_test.ts).
+  // without naming it (no workspace at all: tests/unit/agent/agents_test.ts).
   const loner = await createUser(p, "agent-loner");
   await grant(p, loner.id, 5);
   model.reply("Hi.");

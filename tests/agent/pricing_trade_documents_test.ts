@@ -4,7 +4,7 @@
  * every line not understood (`unparsed_lines`), and looked up through agent-chat's price_lookup
  * (a scripted model), where contract terms for one customer apply only when the lookup names it
  * and a line not understood is named in the warnings. The table-driven corpus is
- * tests/unit/pricing_corpus_test.ts (tests/fixtures/pricing_corpus/10_* onwards).
+ * tests/unit/pricing/corpus_test.ts (tests/fixtures/pricing_corpus/10_* onwards).
  */
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";

@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 import {
   agentTeam,
   balance,
@@ -30,7 +30,7 @@ import {
   subscribe,
   vaultSecrets,
   waitFor,
-} from "./support.ts";
+} from "./helpers.ts";
 
 // This module drives background-agents-cron by hand: the real per-minute tick must not claim its work.
 pauseCronJobsInModule("background-agents-cron", "agent-run-worker");

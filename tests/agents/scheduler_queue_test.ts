@@ -11,8 +11,8 @@ import type { RunDeps } from "@shared/background_agents/runs.ts";
 import { type QueuedRun, useRunWorkerKick } from "@shared/supabase/run_queue.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { pauseCronJobsInModule, platformTest, serviceClient } from "../helpers/platform.ts";
-import { call } from "../quotes/support.ts";
-import { agentTeam } from "./support.ts";
+import { call } from "../quotes/helpers.ts";
+import { agentTeam } from "./helpers.ts";
 
 // This module drives the tick and the worker by hand.
 pauseCronJobsInModule("background-agents-cron", "agent-run-worker");

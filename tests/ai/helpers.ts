@@ -17,6 +17,7 @@ import { applyBilling } from "../../services/ai-backend/billing.ts";
 import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 
 export { balance, grant, type Team } from "../helpers/team.ts";
+export { makePdf, toBase64 } from "../helpers/pdf.ts";
 
 export function createTeam(p: Platform, credits = 1000): Promise<Team> {
   return makeTeam(p, { prefix: "ai", credits });

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
-import { balance, grant } from "./helpers.ts";
-import { makePdf } from "./pdf_fixture.ts";
+import { balance, grant, makePdf } from "./helpers.ts";
 
 function upload(url: string, token: string, form: FormData) {
   return fetch(`${url}/functions/v1/ai-gateway`, {

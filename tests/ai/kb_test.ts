@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
-import { createTeam, gateway, ok } from "./helpers.ts";
-import { makePdf, toBase64 } from "./pdf_fixture.ts";
+import { createTeam, gateway, makePdf, ok, toBase64 } from "./helpers.ts";
 
 platformTest("documents: upsert by key, get, update, delete; chunks follow the content", async (p) => {
   const t = await createTeam(p);

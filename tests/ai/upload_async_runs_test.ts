@@ -15,7 +15,7 @@ import { jobRunnerOf } from "../../services/ai-backend/app.ts";
 import { JobRunner } from "../../services/ai-backend/pipeline/runner.ts";
 import { LocalHashEmbeddings } from "../../packages/shared/embeddings/mod.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
-import { sampleCatalogue } from "../pipeline/fixture.ts";
+import { sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 import { type Json, llm, q, scriptFullRun } from "../pipeline/helpers.ts";
 import { balance, grant } from "./helpers.ts";
 

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../ai/helpers.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
-import { DISCOVERY, sampleCatalogue } from "../pipeline/fixture.ts";
+import { DISCOVERY, sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 import { scriptFullRun } from "../pipeline/helpers.ts";
 import {
   AI,

@@ -13,8 +13,8 @@ import {
   AI_CONFIG_PROFILES,
   type AiConfig,
   DEFAULT_AI_CONFIG,
-} from "../../services/ai-backend/pipeline/config.ts";
-import { swatch } from "../pipeline/fixture.ts";
+} from "../../packages/shared/ai_services/config.ts";
+import { swatch } from "../helpers/catalogue_pdf.ts";
 import { balance, gateway, type GatewayAnswer } from "../ai/helpers.ts";
 
 export { balance, gateway, grant } from "../ai/helpers.ts";
@@ -64,7 +64,7 @@ export const analysis = (material: string, confidence = 0.9) =>
     confidence,
   });
 
-/** The image-classification answer of the two-stage classification (ai/images.ts). */
+/** The image-classification answer of the two-stage classification (packages/shared/images/analysis.ts). */
 export const imageVerdict = (category: string, confidence: number) =>
   toolReply("classify_image", { category, confidence });
 

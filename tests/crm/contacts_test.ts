@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { createUser, platformTest, setPlatformRole, type TestUser } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { call, MISSING_ID } from "../quotes/support.ts";
+import { call, MISSING_ID } from "../quotes/helpers.ts";
 
 const FN = "crm-contacts-api";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createUser, platformTest, setPlatformRole } from "../helpers/platform.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 
 platformTest(
   "an offset at or past the end is an empty page with the total, for every CRM list",

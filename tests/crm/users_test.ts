@@ -8,7 +8,7 @@ import {
   type TestUser,
 } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { call, MISSING_ID } from "../quotes/support.ts";
+import { call, MISSING_ID } from "../quotes/helpers.ts";
 import { sqlAs } from "../helpers/sql.ts";
 import { balance, grant } from "../helpers/team.ts";
 

@@ -1,11 +1,13 @@
 /**
  * pg_cron on the local platform: jobs scheduled in SQL (as a migration would) run in the
  * background worker, are recorded in cron.job_run_details, and can be rescheduled, altered and
- * unscheduled. Seconds schedules keep the tests short.
+ * unscheduled, or run now (the dashboard), a run linked to the pg_net requests its command queued.
+ * Seconds schedules keep the tests short.
  */
 import assert from "node:assert/strict";
 import { withRequestContext } from "../../stack/db/database.ts";
 import { platformTest } from "../helpers/platform.ts";
+import { cronWorkerOf, netRequestIds } from "../../stack/cron/worker.ts";
 import {
   INVALID_SCHEDULES,
   responseOf,
@@ -271,3 +273,54 @@ platformTest(
     }
   },
 );
+
+platformTest(
+  "run now: a paused job runs at once, recorded, its pg_net request linked to the response",
+  async (p) => {
+    const target = startTarget();
+    try {
+      await p.db.query(
+        `select cron.schedule('run-now', '0 3 1 1 *', $$ select net.http_post(url := '${target.url}/now', body := '{"b":2}'::jsonb) $$)`,
+      );
+      const jobid = (await p.db.query<{ id: string }>(
+        `select jobid::text as id from cron.job where jobname = 'run-now'`,
+      )).rows[0].id;
+      await p.db.query(`select cron.alter_job($1::bigint, active := false)`, [jobid]);
+      const worker = cronWorkerOf(p);
+      const runid = await worker.runNow(jobid);
+      assert.ok(runid);
+      const [run] = (await runsOf(p.db, jobid)).filter((r) => String(r.runid) === runid);
+      assert.equal(run.status, "succeeded");
+      assert.equal(run.return_message, "SELECT 1");
+      const ids = worker.netRequestsOf(runid);
+      assert.equal(ids.length, 1);
+      await waitFor("the POST", () => target.to("/now")[0]);
+      const response = await waitFor("the linked response", () => responseOf(p.db, ids[0]));
+      assert.equal(response.status_code, 200);
+      assert.equal(await worker.runNow("999999"), null, "an unknown job");
+      // A run that queued nothing links to nothing.
+      await p.db.query(`select cron.schedule('run-now-plain', '0 3 1 1 *', 'select 1')`);
+      const plain = (await p.db.query<{ id: string }>(
+        `select jobid::text as id from cron.job where jobname = 'run-now-plain'`,
+      )).rows[0].id;
+      assert.deepEqual(worker.netRequestsOf((await worker.runNow(plain))!), []);
+      await p.db.query(`select cron.unschedule('run-now'), cron.unschedule('run-now-plain')`);
+    } finally {
+      await target.close();
+    }
+  },
+);
+
+Deno.test("netRequestIds: the ids http_post, http_get, http_delete and call_edge_function return", () => {
+  assert.deepEqual(
+    netRequestIds([
+      {
+        fields: [{ name: "call_edge_function" }],
+        rows: [{ call_edge_function: 7 }, { call_edge_function: null }],
+      },
+      { fields: [{ name: "http_post" }, { name: "x" }], rows: [{ http_post: "8", x: 9 }] },
+      { fields: [{ name: "count" }], rows: [{ count: 1 }] },
+    ]),
+    ["7", "8"],
+  );
+});

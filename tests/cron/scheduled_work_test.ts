@@ -12,7 +12,7 @@ import { templateBlob } from "../../stack/db/template.ts";
 import { startEphemeralPlatform } from "../../fixtures/platform.ts";
 import { platformTest, runProjectCronJobsInModule } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
-import { graph, saveFlow } from "../flows/support.ts";
+import { graph, saveFlow } from "../flows/helpers.ts";
 import { closedPort, waitFor } from "./helpers.ts";
 
 const opts = { sanitizeResources: false, sanitizeOps: false };

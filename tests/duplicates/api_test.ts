@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { createCatalogue, createTeam, dumpRows, insertProduct } from "./fixtures.ts";
+import { createCatalogue, createTeam, dumpRows, insertProduct } from "./helpers.ts";
 
 interface Answer {
   status: number;

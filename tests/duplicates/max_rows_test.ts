@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { platformTest } from "../helpers/platform.ts";
-import { createTeam } from "./fixtures.ts";
+import { createTeam } from "./helpers.ts";
 
 /** 46 identical products of one factory: 46 * 45 / 2 = 1,035 duplicate pairs. */
 const PRODUCTS = 46;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import { type As, sqlAs, sqlState } from "../helpers/sql.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { createCatalogue, createTeam, dumpRows, insertProduct } from "./fixtures.ts";
+import { createCatalogue, createTeam, dumpRows, insertProduct } from "./helpers.ts";
 
 interface History {
   id: string;

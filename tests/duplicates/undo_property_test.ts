@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import { sqlAs } from "../helpers/sql.ts";
 import { seededRandom } from "../../fixtures/random.ts";
-import { createTeam, DUMPED_TABLES, ensureTestTables, insertDetection, insertProduct } from "./fixtures.ts";
+import { createTeam, DUMPED_TABLES, ensureTestTables, insertDetection, insertProduct } from "./helpers.ts";
 import type { Platform } from "../../stack/platform.ts";
 
 const SEED = Number(Deno.env.get("UNDO_PROPERTY_SEED") ?? 20261124);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
 import type { ResendEventType } from "../../stack/sandbox/providers/resend.ts";
-import { emailApi, resendOf, team } from "./support.ts";
+import { emailApi, resendOf, team } from "./helpers.ts";
 
 /** A log as send() leaves it before the provider's events, plus the stand-in's copy of the email. */
 async function seedEmail(p: Platform, workspaceId: string, from: string, to: string): Promise<string> {

@@ -1,7 +1,7 @@
 /** email-api action by action: send (plain, template, every field), domains, logs, refusals. */
 import assert from "node:assert/strict";
 import { createUser, platformTest } from "../helpers/platform.ts";
-import { emailApi, logRow, resendOf, send, team, uniqueDomain } from "./support.ts";
+import { emailApi, logRow, resendOf, send, team, uniqueDomain } from "./helpers.ts";
 
 platformTest(
   "send: html and text with cc, bcc, replyTo, tags and fromName reach the provider as Resend's wire body",

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { createWorkspace, platformTest } from "../helpers/platform.ts";
-import { emailApi, logRow, resendOf, team, uniqueDomain } from "./support.ts";
+import { emailApi, logRow, resendOf, team, uniqueDomain } from "./helpers.ts";
 
 /** What the SDK put on the wire for the last POST /emails. */
 function lastWire(p: Platform): Record<string, unknown> {

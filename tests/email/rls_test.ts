@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
-import { send, team } from "./support.ts";
+import { send, team } from "./helpers.ts";
 
 platformTest("members read their workspace's email rows only; outsiders read nothing", async (p) => {
   const t = await team(p);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Resend } from "resend";
 import { platformTest } from "../helpers/platform.ts";
-import { resendOf, send, team } from "./support.ts";
+import { resendOf, send, team } from "./helpers.ts";
 
 platformTest(
   "the SDK sends, reads back, replays an idempotency key (409 with another body) and registers domains",

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { emailApi, logRow, resendOf, send, team } from "./support.ts";
+import { emailApi, logRow, resendOf, send, team } from "./helpers.ts";
 
 async function today(p: Platform, workspaceId: string): Promise<Record<string, number>> {
   const r = await p.db.query<Record<string, number>>(

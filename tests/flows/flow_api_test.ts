@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
-import { engine, flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
+import { engine, flowTeam, graph, newest, phone, runRow, saveFlow } from "./helpers.ts";
 
 const actions = (to: string, from: string, userId: string) => [
   { id: "gate", type: "if_else", config: { field: "{{trigger.data.total}}", operator: "gte", value: 100 } },

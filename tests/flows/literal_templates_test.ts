@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
-import { engine, flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
+import { engine, flowTeam, graph, newest, phone, runRow, saveFlow } from "./helpers.ts";
 
 platformTest("execute-flow sends SMS and email with unresolved templates as literal text", async (p) => {
   const t = await flowTeam(p, "flow-literal");

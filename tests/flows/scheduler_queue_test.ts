@@ -13,7 +13,7 @@ import { type QueuedRun, useRunWorkerKick } from "@shared/supabase/run_queue.ts"
 import type { Platform } from "../../stack/platform.ts";
 import { pauseCronJobsInModule, platformTest, serviceClient } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 
 // This module drives the tick and the worker by hand.
 pauseCronJobsInModule("flow-scheduler-cron", "flow-run-worker");

@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 import { signatureHeader } from "@shared/webhook_signature.ts";
 import { waitFor } from "../cron/helpers.ts";
-import { flowTeam, graph, newest, phone, runRow, saveFlow } from "./support.ts";
+import { flowTeam, graph, newest, phone, runRow, saveFlow } from "./helpers.ts";
 
 // This module drives flow-scheduler-cron by hand: the real per-minute tick must not claim its work.
 pauseCronJobsInModule("flow-scheduler-cron", "flow-run-worker");

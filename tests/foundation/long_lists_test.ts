@@ -16,8 +16,8 @@ import type { Platform } from "../../stack/platform.ts";
 import { pauseCronJobsInModule, platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
 import { gateway as scrapingGateway } from "../scraping/helpers.ts";
-import { call } from "../quotes/support.ts";
-import { connectAccount, post } from "../social/support.ts";
+import { call } from "../quotes/helpers.ts";
+import { connectAccount, post } from "../social/helpers.ts";
 import { ok } from "../ai/helpers.ts";
 
 // This module drives flow-scheduler-cron by hand: the real per-minute tick must not claim its work.

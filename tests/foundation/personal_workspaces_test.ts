@@ -17,7 +17,7 @@ import {
 import type { Platform } from "../../stack/platform.ts";
 import { openDatabase } from "../../stack/db/database.ts";
 import { migrate, migrationFiles } from "../../stack/db/migrate.ts";
-import { type Call, call } from "../quotes/support.ts";
+import { type Call, call } from "../quotes/helpers.ts";
 import { ask, chat, grant, llm } from "../agent/helpers.ts";
 
 const MIGRATION = "20260220007100_personal_workspaces.sql";

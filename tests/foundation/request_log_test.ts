@@ -1,11 +1,17 @@
 /**
  * `deno task start`'s terminal: one line per request (gateway.ts requestLine) with the request id
- * the response carries, 5xx lines marked ERROR with the error's message; and functions reloaded on
- * save (functions/router.ts hotReload), packages/shared included. Test platforms log no requests.
+ * the response carries, 5xx lines marked ERROR with the error's message, the AI backend's
+ * requests too (its own port), a WebSocket upgrade unharmed by the logging; what a function
+ * prints while serving a request, captured with the request id (functions/console_capture.ts),
+ * in a Worker and in-process; and functions reloaded on save (functions/router.ts hotReload),
+ * packages/shared included. Test platforms log no requests.
  */
 import assert from "node:assert/strict";
+import { createClient } from "@supabase/supabase-js";
 import { startEphemeralPlatform } from "../../fixtures/platform.ts";
 import { createFunctionsRouter } from "../../stack/functions/router.ts";
+import type { ConsoleLine } from "../../stack/functions/console_capture.ts";
+import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 
 Deno.test("a line per request: 200 with caller and request id, a 502 as ERROR with its message", async () => {
   const lines: string[] = [];
@@ -107,3 +113,86 @@ Deno.test("hot reload: an edited function, and an edited shared module it import
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("with the request log on, a realtime WebSocket still upgrades; the AI backend's requests are logged", async () => {
+  const lines: string[] = [];
+  const p = await startEphemeralPlatform({ logRequests: true, log: (l) => lines.push(l) });
+  const client = createClient(p.url, p.config.anonKey, { auth: { persistSession: false } });
+  try {
+    // The gateway read the request's headers after the upgrade had answered, which threw and
+    // lost the 101 ("Upgrade response was not returned from callback").
+    const status = await new Promise<string>((resolve) => {
+      client.channel("logged-room").subscribe((s) => resolve(s));
+    });
+    assert.equal(status, "SUBSCRIBED");
+    assert.ok(
+      lines.some((l) => / realtime GET \/realtime\/v1\/websocket 101 \d+ms /.test(l)),
+      lines.join("\n"),
+    );
+
+    const ai = aiBackendOf(p).url;
+    const r = await fetch(`${ai}/health`, { headers: { "x-request-id": "ai-req-1" } });
+    await r.body?.cancel();
+    assert.equal(r.status, 200);
+    assert.match(
+      lines.find((l) => l.includes("req=ai-req-1")) ?? "",
+      /^\S+ ai-backend GET \/health 200 \d+ms req=ai-req-1 caller=-$/,
+    );
+    // Without an id the backend's line and its answer carry the same fresh one.
+    const fresh = await fetch(`${ai}/health`, {
+      headers: { authorization: `Bearer ${p.config.serviceRoleKey}` },
+    });
+    await fresh.body?.cancel();
+    const id = fresh.headers.get("x-request-id");
+    assert.match(id ?? "", /^[0-9a-f-]{36}$/);
+    assert.match(lines.find((l) => l.includes(`req=${id}`)) ?? "", / caller=service_role$/);
+  } finally {
+    await client.removeAllChannels();
+    await p.stop();
+  }
+});
+
+for (const hotReload of [true, false]) {
+  Deno.test(`a function's console output is captured per request id (${hotReload ? "Worker" : "in-process"})`, async () => {
+    const root = await Deno.makeTempDir();
+    const fnDir = `${root}/supabase/functions/talker`;
+    await Deno.mkdir(fnDir, { recursive: true });
+    await Deno.writeTextFile(
+      `${fnDir}/app.ts`,
+      `export default { fetch: async (req) => {
+        const who = new URL(req.url).searchParams.get("who");
+        console.log("hello", who, { n: 1 });
+        EdgeRuntime.waitUntil((async () => { await new Promise((r) => setTimeout(r, 20)); console.warn("later", who); })());
+        return new Response("ok");
+      } };\n`,
+    );
+    await Deno.writeTextFile(`${root}/supabase/config.toml`, `[functions.talker]\nverify_jwt = false\n`);
+    const got: ConsoleLine[] = [];
+    const handle = await createFunctionsRouter({
+      rootDir: root,
+      jwtSecret: "s".repeat(40),
+      hotReload,
+      log: () => {},
+      onConsole: (l) => got.push(l),
+    });
+    const call = async (who: string) => {
+      const res = await handle(
+        new Request(`http://x/functions/v1/talker?who=${who}`, { headers: { "x-request-id": `id-${who}` } }),
+        "/talker",
+      );
+      assert.equal(await res.text(), "ok");
+    };
+    try {
+      await Promise.all([call("a"), call("b")]);
+      for (let i = 0; i < 100 && got.length < 4; i++) await new Promise((r) => setTimeout(r, 20));
+      const of = (id: string) =>
+        got.filter((l) => l.requestId === id).map(({ level, text }) => [level, text]);
+      assert.deepEqual(of("id-a"), [["log", "hello a { n: 1 }"], ["warn", "later a"]]);
+      assert.deepEqual(of("id-b"), [["log", "hello b { n: 1 }"], ["warn", "later b"]]);
+      assert.ok(got.every((l) => l.source === "talker"));
+    } finally {
+      await handle.close();
+      await Deno.remove(root, { recursive: true });
+    }
+  });
+}

@@ -14,10 +14,10 @@ import assert from "node:assert/strict";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { balance, grant } from "../helpers/team.ts";
-import { encodeBase64 } from "../../services/ai-backend/pipeline/base64.ts";
-import { sampleCatalogue } from "../pipeline/fixture.ts";
+import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
+import { sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 import { discoveryCall, documentCounts, type Json, llm, post, q } from "../pipeline/helpers.ts";
-import { agentTeam, createAgent, runAgent, runRow, seedProduct } from "../agents/support.ts";
+import { agentTeam, createAgent, runAgent, runRow, seedProduct } from "../agents/helpers.ts";
 
 /** A deferred (not auto-run) upload-async job through the gateway: billed 2 credits, linked. */
 async function billedJob(p: Platform, token: string, workspaceId: string): Promise<string> {

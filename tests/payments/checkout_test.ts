@@ -16,7 +16,7 @@ import {
   sessionIdOf,
   stripeStandIn,
   SUCCESS_URL,
-} from "./support.ts";
+} from "./helpers.ts";
 
 const credit = (credits: number, price: number) => ({
   type: "credit_purchase",

@@ -16,7 +16,7 @@ import {
   sessionIdOf,
   stripeStandIn,
   SUCCESS_URL,
-} from "./support.ts";
+} from "./helpers.ts";
 
 const now = () => Math.floor(Date.now() / 1000);
 

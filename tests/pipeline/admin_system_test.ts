@@ -15,11 +15,11 @@ import {
   setPlatformRole,
 } from "../helpers/platform.ts";
 import { balance, gateway, grant } from "../ai/helpers.ts";
-import { encodeBase64 } from "../../services/ai-backend/pipeline/base64.ts";
+import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
 import { PROMPT_DEFAULTS } from "../../services/ai-backend/pipeline/prompts.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { type Json, llm, post, q, scriptFullRun } from "./helpers.ts";
-import { sampleCatalogue } from "./fixture.ts";
+import { sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 
 async function admin(p: Platform, name: string) {
   const u = await createUser(p, name);

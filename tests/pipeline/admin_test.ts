@@ -9,7 +9,7 @@ import { createUser, platformTest, setPlatformRole } from "../helpers/platform.t
 import { grant } from "../ai/helpers.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { get, type Json, llm, post, processSample, q, scriptFullRun, verdictCall } from "./helpers.ts";
-import { sampleCatalogue } from "./fixture.ts";
+import { sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 
 platformTest("the uploader reads documents, content, chunks, images, products and embeddings", async (p) => {
   const u = await createUser(p, "rag-reads");

@@ -9,7 +9,7 @@ import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { grant } from "../ai/helpers.ts";
-import { makePdf } from "../ai/pdf_fixture.ts";
+import { makePdf } from "../helpers/pdf.ts";
 import { discoveryCall, type Json, llm, q } from "./helpers.ts";
 
 /** A text-only catalogue page: discovery finds nothing, so one model call per document. */

@@ -5,8 +5,8 @@
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import type { Platform } from "../../stack/platform.ts";
 import type { AnthropicStandIn } from "../../stack/sandbox/providers/anthropic.ts";
-import { encodeBase64 } from "../../services/ai-backend/pipeline/base64.ts";
-import { DISCOVERY, metadataOf, sampleCatalogue } from "./fixture.ts";
+import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
+import { DISCOVERY, metadataOf, sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 
 // deno-lint-ignore no-explicit-any
 export type Json = any;

@@ -7,7 +7,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { signJwt } from "@shared/auth/jwt.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { call, MISSING_ID, seedQuote } from "./support.ts";
+import { call, MISSING_ID, seedQuote } from "./helpers.ts";
 
 const FN = "generate-quote-pdf";
 

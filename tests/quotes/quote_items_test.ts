@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { call, MISSING_ID, seedQuote } from "./support.ts";
+import { call, MISSING_ID, seedQuote } from "./helpers.ts";
 
 const FN = "quotes-api";
 const KB_DOC_ID = "5b1f6a0e-4c3d-4e2f-9a8b-7c6d5e4f3a2b";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { createUser, createWorkspace, platformTest, type TestUser } from "../helpers/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
-import { call, MISSING_ID, seedQuote } from "./support.ts";
+import { call, MISSING_ID, seedQuote } from "./helpers.ts";
 
 const FN = "quotes-api";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { anonClient, createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { sqlAs, sqlState } from "../helpers/sql.ts";
-import { seedQuote } from "./support.ts";
+import { seedQuote } from "./helpers.ts";
 
 platformTest("quotes: members read, viewers cannot write, outsiders and anon see nothing", async (p) => {
   const owner = await createUser(p, "rq-owner");

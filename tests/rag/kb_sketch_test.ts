@@ -10,7 +10,7 @@ import { anonClient, platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
 import { embeddingSketch, SKETCH_BITS, sketchBits } from "../../packages/shared/embeddings/simhash.ts";
 import { hashEmbed, toPgVector } from "../../packages/shared/embeddings/mod.ts";
-import { embedDocuments } from "../../services/ai-backend/kb/store.ts";
+import { embedDocuments } from "../../packages/shared/kb/store.ts";
 import { LocalHashEmbeddings } from "../../packages/shared/embeddings/local.ts";
 import { contentHash } from "../../packages/shared/content_hash.ts";
 import type { Platform } from "../../stack/platform.ts";

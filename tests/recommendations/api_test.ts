@@ -1,11 +1,11 @@
 /**
  * recommendations-api route by route, over HTTP: every interaction type and its weight, the
- * hand-worked recommendations of support.ts's matrix for both algorithms, similar materials,
+ * hand-worked recommendations of helpers.ts's matrix for both algorithms, similar materials,
  * the cold-start fallback, the cache (hit, invalidation, DELETE /cache filters) and analytics.
  */
 import assert from "node:assert/strict";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
-import { assertList, product, rec, track, world } from "./support.ts";
+import { assertList, product, rec, track, world } from "./helpers.ts";
 
 const AB = 34 / Math.sqrt(1700); // cos(A, B) = (5*5 + 3*3) / (|A| |B|) = 34 / (sqrt(34) sqrt(50))
 const AC = 3 / Math.sqrt(170); // cos(A, C) = 3*1 / (sqrt(34) sqrt(5))

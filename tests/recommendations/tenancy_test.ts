@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createUser, platformTest } from "../helpers/platform.ts";
-import { rec, track, world } from "./support.ts";
+import { rec, track, world } from "./helpers.ts";
 
 platformTest(
   "track-interaction: only as oneself, only in one's workspaces, only for their materials",

@@ -18,7 +18,7 @@ import { verifyTwilioSignature } from "@shared/messaging/webhook.ts";
 import { createUser, platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
 import { call as messagingCall } from "../messaging/helpers.ts";
-import { call, planId } from "../payments/support.ts";
+import { call, planId } from "../payments/helpers.ts";
 
 const enc = new TextEncoder();
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));

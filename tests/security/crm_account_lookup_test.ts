@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createUser, platformTest, setPlatformRole } from "../helpers/platform.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 
 const FN = "crm-contacts-api";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket } from "../storage/support.ts";
+import { createBucket } from "../storage/helpers.ts";
 
 const PAYLOAD = `<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>`;
 

@@ -13,7 +13,7 @@ import {
   setPlatformRole,
 } from "../helpers/platform.ts";
 import { sqlAs } from "../helpers/sql.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 import { balance, gateway, grant } from "../ai/helpers.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import type { Platform } from "../../stack/platform.ts";

@@ -19,7 +19,7 @@ import {
   rows,
   socialSnapshot,
   startConnect,
-} from "./support.ts";
+} from "./helpers.ts";
 
 // This module drives social-publish-cron by hand: the real per-minute tick must not claim its work.
 pauseCronJobsInModule("social-publish-cron");

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import sharp from "sharp";
 import { platformTest } from "../helpers/platform.ts";
 import { balance, createTeam, grant } from "../helpers/team.ts";
-import { type Json, post, rows } from "./support.ts";
+import { type Json, post, rows } from "./helpers.ts";
 
 const submit = (input: Record<string, unknown>) => ({ toolUse: [{ name: "submit_variants", input }] });
 const variants = (n: number, tags: string[]) =>

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
-import { connectAccount, late, post, rows, socialSnapshot } from "./support.ts";
+import { connectAccount, late, post, rows, socialSnapshot } from "./helpers.ts";
 
 async function hmacHex(secret: string, body: string): Promise<string> {
   const key = await crypto.subtle.importKey(

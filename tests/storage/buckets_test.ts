@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { anonClient, createUser, platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket, uniqueBucket } from "./support.ts";
+import { createBucket, uniqueBucket } from "./helpers.ts";
 
 platformTest("create, get, list, update and delete a bucket", async (p) => {
   const storage = serviceClient(p).storage;

@@ -12,7 +12,7 @@ import { StorageError } from "../../stack/storage/errors.ts";
 import { startPlatform } from "../../stack/platform.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { createUser, platformTest } from "../helpers/platform.ts";
-import { createBucket, ownFolderPolicies } from "./support.ts";
+import { createBucket, ownFolderPolicies } from "./helpers.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { anonClient, platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket } from "./support.ts";
+import { createBucket } from "./helpers.ts";
 
 /** A 100x50 image with a left red half and a right blue half. */
 async function picture(format: "png" | "jpeg" = "png"): Promise<Uint8Array> {

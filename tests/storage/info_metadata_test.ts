@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket } from "./support.ts";
+import { createBucket } from "./helpers.ts";
 
 platformTest("info() of an object uploaded without metadata has metadata {}", async (p) => {
   const bucket = await createBucket(p, { public: true });

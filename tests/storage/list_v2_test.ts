@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { createUser, platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket, ownFolderPolicies } from "./support.ts";
+import { createBucket, ownFolderPolicies } from "./helpers.ts";
 
 const NAMES = [
   "a.txt",

@@ -13,7 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket } from "./support.ts";
+import { createBucket } from "./helpers.ts";
 
 const REFUSED = {
   statusCode: "403",

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket, text } from "./support.ts";
+import { createBucket, text } from "./helpers.ts";
 
 platformTest("upload a Blob, download it, and read its row", async (p) => {
   const bucket = await createBucket(p);

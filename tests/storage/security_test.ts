@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { signJwt } from "@shared/auth/jwt.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { anonClient, createUser, platformTest, serviceClient, type TestUser } from "../helpers/platform.ts";
-import { createBucket, ownFolderPolicies, text } from "./support.ts";
+import { createBucket, ownFolderPolicies, text } from "./helpers.ts";
 
 interface Setup {
   bucket: string;

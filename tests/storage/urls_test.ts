@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { signJwt } from "@shared/auth/jwt.ts";
 import { anonClient, createUser, platformTest, serviceClient } from "../helpers/platform.ts";
-import { createBucket, ownFolderPolicies } from "./support.ts";
+import { createBucket, ownFolderPolicies } from "./helpers.ts";
 
 async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url);

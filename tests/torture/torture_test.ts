@@ -1,5 +1,5 @@
 /**
- * The torture suite: seeded hostile input (tests/torture/hostile.ts) sent to every surface of the
+ * The torture suite: seeded hostile input (tests/torture/helpers.ts) sent to every surface of the
  * platform — /rest/v1 tables and RPCs, /auth/v1, /storage/v1, every function under
  * supabase/functions (its declared routes and its root) and the AI backend (/api/...). Asserts:
  * never a 5xx (501 and 503 allowed where a route honestly says it is not built or not
@@ -15,7 +15,7 @@ import { reloadSchemaCache } from "../../stack/rest/part.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { functionNames, functionsOpenApiDocument } from "../../stack/functions/openapi.ts";
 import { createUser, platformTest, serviceClient } from "../helpers/platform.ts";
-import { enc, Hostile } from "./hostile.ts";
+import { enc, Hostile } from "./helpers.ts";
 
 const SEED = Number(Deno.env.get("TORTURE_SEED") ?? Date.now() % 1_000_000);
 const REQUESTS_PER_SURFACE = 150;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
 import { createUser, platformTest } from "../helpers/platform.ts";
 import { balance, grant } from "../helpers/team.ts";
-import { call } from "../quotes/support.ts";
+import { call } from "../quotes/helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

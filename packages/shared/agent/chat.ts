@@ -20,6 +20,7 @@
 import type { Access } from "../auth/context.ts";
 import { env } from "../env.ts";
 import { DomainError } from "../errors.ts";
+import type { ErrorCode } from "../error_codes.ts";
 import { type Charge, debit, settle } from "../credits/ledger.ts";
 import { callerClient, serviceClient, type SupabaseClient } from "../supabase/clients.ts";
 import { type AgentDef, agentModel, agentRefusal, resolveAgent } from "./agents.ts";
@@ -224,10 +225,10 @@ async function runTurn(p: PreparedChat, stream: NdjsonStream): Promise<void> {
  * model_bad_output) and our own refusals mid-turn (e.g. a client-made conversation id taken by
  * someone else since the turn was prepared) say what they are; anything else is `agent_failed`.
  */
-function describeFailure(err: unknown): { code: string; message: string; details?: unknown } {
+function describeFailure(err: unknown): { code: ErrorCode; message: string; details?: unknown } {
   if (isModelError(err)) return { code: err.code, message: err.message, details: err.details };
   if (err instanceof DomainError && err.kind === "not_found") return { code: err.code, message: err.message };
-  return { code: "agent_failed", message: "The agent failed; the request was refunded" };
+  return { code: "agent_failed" satisfies ErrorCode, message: "The agent failed; the request was refunded" };
 }
 
 /**

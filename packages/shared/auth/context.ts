@@ -18,7 +18,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerToken, type JwtClaims, JwtError, verifyJwt } from "./jwt.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import type { SupabaseConfig } from "../env.ts";
 import { createCallerClient, createServiceClient, type SupabaseClient } from "../supabase/clients.ts";
 import type { Db } from "../supabase/types.ts";
@@ -75,7 +75,7 @@ async function claimsFor(cfg: SupabaseConfig, token: string): Promise<JwtClaims>
     try {
       return await verifyJwt(token, cfg.jwtSecret);
     } catch (err) {
-      if (err instanceof JwtError) throw HttpError.unauthorized(`Invalid JWT: ${err.message}`);
+      if (err instanceof JwtError) throw DomainError.unauthenticated(`Invalid JWT: ${err.message}`);
       throw err;
     }
   }
@@ -87,7 +87,7 @@ async function claimsFor(cfg: SupabaseConfig, token: string): Promise<JwtClaims>
   });
   if (!res.ok) {
     await res.body?.cancel();
-    throw HttpError.unauthorized("Invalid JWT");
+    throw DomainError.unauthenticated("Invalid JWT");
   }
   const user = await res.json() as { id: string; role?: string };
   return { ...decodePayload(token), sub: user.id, role: user.role ?? "authenticated" };
@@ -118,7 +118,7 @@ export async function loadAccess(db: SupabaseClient, caller: Caller): Promise<Ac
   if (caller.kind !== "user" || !caller.token) return NO_ACCESS;
   const { data, error } = await db.rpc("get_my_access");
   if (error) {
-    throw new HttpError(500, "access_lookup_failed", `Could not read the caller's roles: ${error.message}`);
+    throw DomainError.internal(`Could not read the caller's roles: ${error.message}`, "access_lookup_failed");
   }
   return data as Access;
 }
@@ -153,7 +153,7 @@ export function authContext(config: SupabaseConfig | (() => SupabaseConfig)): Mi
     const who = await resolveCaller(cfg, c.req.raw);
     c.set("caller", who);
     if (who.kind === "user" && (await access(c)).status === "suspended") {
-      throw new HttpError(403, "user_suspended", "This account is suspended");
+      throw DomainError.forbidden("This account is suspended", "user_suspended");
     }
     await next();
   };
@@ -173,7 +173,7 @@ export function db(c: Ctx): Db {
   const ctx = c as Context<CoreEnv>;
   const who = caller(c);
   if (who.kind === "service") return serviceDb(c);
-  if (who.kind !== "user" || !who.token) throw HttpError.unauthorized("Authentication required");
+  if (who.kind !== "user" || !who.token) throw DomainError.unauthenticated("Authentication required");
   let client = ctx.get("callerDb");
   if (!client) {
     client = createCallerClient(ctx.get("supabase"), who.token);
@@ -207,14 +207,16 @@ export async function access(c: Ctx): Promise<Access> {
 /** A user JWT is required (the service role is not a user): 401 otherwise. */
 export function requireUser(c: Ctx): UserCaller {
   const who = caller(c);
-  if (who.kind !== "user") throw HttpError.unauthorized("A signed-in user is required");
+  if (who.kind !== "user") throw DomainError.unauthenticated("A signed-in user is required");
   return who as UserCaller;
 }
 
 /** A user JWT or the service-role key: 401 otherwise. */
 export function requireAuthenticated(c: Ctx): Caller {
   const who = caller(c);
-  if (who.kind === "anon") throw HttpError.unauthorized("A user JWT or the service-role key is required");
+  if (who.kind === "anon") {
+    throw DomainError.unauthenticated("A user JWT or the service-role key is required");
+  }
   return who;
 }
 
@@ -224,7 +226,7 @@ export async function requirePlatformRole(c: Ctx, roles: readonly string[]): Pro
   if (who.kind === "service") return who;
   const a = await access(c);
   if (a.status !== "active" || !a.platform_role || !roles.includes(a.platform_role.name)) {
-    throw HttpError.forbidden(`This requires one of the platform roles: ${roles.join(", ")}`);
+    throw DomainError.forbidden(`This requires one of the platform roles: ${roles.join(", ")}`);
   }
   return who;
 }
@@ -251,9 +253,9 @@ export async function requireWorkspaceRole(
 ): Promise<WorkspaceRoleName | "service"> {
   requireAuthenticated(c);
   const role = await workspaceRole(c, workspaceId);
-  if (role === null) throw HttpError.notFound("Workspace not found");
+  if (role === null) throw DomainError.notFound("Workspace not found");
   if (role !== "service" && roles && !roles.includes(role)) {
-    throw HttpError.forbidden(`${what} requires the ${roles.join(" or ")} role in the workspace`);
+    throw DomainError.forbidden(`${what} requires the ${roles.join(" or ")} role in the workspace`);
   }
   return role;
 }
@@ -269,9 +271,9 @@ export const signedIn: MiddlewareHandler = async (c, next) => {
 /** The service-role key only, as pg_cron's calls carry it (anon: 401; users: 403). */
 export const serviceRoleOnly: MiddlewareHandler = async (c, next) => {
   const who = caller(c).kind;
-  if (who === "anon") throw HttpError.unauthorized("The service-role key is required");
+  if (who === "anon") throw DomainError.unauthenticated("The service-role key is required");
   if (who !== "service") {
-    throw HttpError.forbidden("Only the scheduler (service role) may call this function");
+    throw DomainError.forbidden("Only the scheduler (service role) may call this function");
   }
   await next();
 };

@@ -12,7 +12,14 @@
  * Domain modules import only the type; the builder lives here beside the guards it uses.
  */
 import type { SupabaseClient } from "../supabase/clients.ts";
-import { caller, db, requireWorkspaceRole, serviceDb, type WorkspaceRoleName } from "./context.ts";
+import {
+  caller,
+  db,
+  requireWorkspaceRole,
+  serviceDb,
+  workspaceRole,
+  type WorkspaceRoleName,
+} from "./context.ts";
 import type { Context } from "hono";
 
 export interface WorkspaceScope {
@@ -33,4 +40,33 @@ export async function workspaceScope(
 ): Promise<WorkspaceScope> {
   const role = await requireWorkspaceRole(c, workspaceId, roles, what);
   return { workspaceId, userId: caller(c).userId, role, db: db(c), service: serviceDb(c) };
+}
+
+/**
+ * The caller before the workspace is known: an action on a row named by id (a KB document) reads
+ * the row first, then scopes its workspace. `roleIn` only answers (null for outsiders: a refusal
+ * may then say 404 rather than 403); `workspace` authorises as `workspaceScope` does.
+ */
+export interface CallerScope {
+  userId: string | null;
+  db: SupabaseClient;
+  service: SupabaseClient;
+  roleIn(workspaceId: string): Promise<WorkspaceRoleName | "service" | null>;
+  workspace(
+    workspaceId: string,
+    roles?: readonly WorkspaceRoleName[] | null,
+    what?: string,
+  ): Promise<WorkspaceScope>;
+}
+
+/** The request's CallerScope (see above). */
+// deno-lint-ignore no-explicit-any
+export function callerScope(c: Context<any>): CallerScope {
+  return {
+    userId: caller(c).userId,
+    db: db(c),
+    service: serviceDb(c),
+    roleIn: (workspaceId) => workspaceRole(c, workspaceId),
+    workspace: (workspaceId, roles = null, what) => workspaceScope(c, workspaceId, roles, what),
+  };
 }

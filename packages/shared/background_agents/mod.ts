@@ -29,5 +29,5 @@ export {
   enqueueRuns,
   runAgentWorker,
 } from "./worker.ts";
-export { PENDING_GRACE_SECONDS, STALE_RUN_MINUTES, tick, type TickOutcome } from "./scheduler.ts";
+export { PENDING_GRACE_SECONDS, STALE_AFTER_MS, tick, type TickOutcome } from "./scheduler.ts";
 export { CREDITS_PER_PRODUCT } from "./kinds/catalog_description_writer.ts";

@@ -12,6 +12,7 @@ import type { Llm } from "../llm/mod.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { rows } from "../supabase/postgrest.ts";
 import { DomainError } from "../errors.ts";
+import type { ErrorCode } from "../error_codes.ts";
 import { type Charge, debit, refund } from "../credits/ledger.ts";
 import { agentKind, parseInput } from "./catalog.ts";
 import { RunLogger } from "./log.ts";
@@ -247,7 +248,7 @@ export async function executeRun(deps: RunDeps, agent: AgentRow, run: RunRow): P
     return { run_id: run.id, status: "completed", duration_ms, output, chained_run_ids: chained };
   } catch (err) {
     const message = errorMessage(err);
-    const code = err instanceof DomainError ? err.code : "agent_failed";
+    const code: ErrorCode = err instanceof DomainError ? err.code : "agent_failed" satisfies ErrorCode;
     if (charge) {
       await refundRunCharge(
         service,

@@ -1,6 +1,6 @@
 /**
  * The scheduler tick (background-agent-runner /cron, every minute from pg_cron):
- *   sweep    runs left running/processing without a heartbeat for STALE_RUN_MINUTES (a crashed
+ *   sweep    runs left running/processing without a heartbeat for STALE_AFTER_MS (a crashed
  *            worker) are failed and their credits refunded; never replayed (notifications and
  *            model calls are not idempotent);
  *   arm      enabled agents with a schedule but no next_run_at (new or changed) get their first
@@ -12,17 +12,18 @@
  *            or chained runs whose worker died) go on the queue too (unless already on it);
  *   kick     the worker (worker.ts) is woken through pg_net; it also runs every minute.
  * Nothing runs in the tick (issue 35: 200 agents took 15-21 s of one request; a busy minute ran
- * past the Edge Runtime's limits).
+ * past the Edge Runtime's limits). The sequence is the shared tick (scheduling/tick.ts); the cron
+ * arithmetic is scheduling/cron.ts, as for flows.
  */
-import { mapLimited } from "../concurrency.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { readInGroups, rows } from "../supabase/postgrest.ts";
-import { advance, nextSlot } from "../flows/schedule.ts";
+import { advance, nextSlot } from "../scheduling/cron.ts";
+import { MINUTE_MS, runTick, staleBefore } from "../scheduling/tick.ts";
 import { kickRunWorker } from "../supabase/run_queue.ts";
 import { errorMessage, refundRunCharge } from "./runs.ts";
 import { AGENT_RUN_QUEUE } from "./worker.ts";
 
-export const STALE_RUN_MINUTES = 15;
+export const STALE_AFTER_MS = 15 * MINUTE_MS;
 export const PENDING_GRACE_SECONDS = 120;
 
 export interface TickOutcome {
@@ -33,11 +34,13 @@ export interface TickOutcome {
 }
 
 export async function sweepStaleRuns(service: SupabaseClient, now: Date): Promise<number> {
-  const cutoff = new Date(now.getTime() - STALE_RUN_MINUTES * 60_000).toISOString();
+  const cutoff = staleBefore(now, STALE_AFTER_MS);
   const closed = rows(
     await service.from("agent_runs").update({
       status: "failed",
-      error: `The run did not finish: no heartbeat for ${STALE_RUN_MINUTES} minutes (crashed or timed out)`,
+      error: `The run did not finish: no heartbeat for ${
+        STALE_AFTER_MS / MINUTE_MS
+      } minutes (crashed or timed out)`,
       completed_at: now.toISOString(),
     }).in("status", ["running", "processing"]).lt("heartbeat_at", cutoff)
       .select("id, agent_type, charge_transaction_id, credits_charged, credits_refunded"),
@@ -86,47 +89,25 @@ export async function armSchedules(service: SupabaseClient, now: Date): Promise<
   return armed;
 }
 
+type Claim = { run_id: string; agent_id: string; scheduled_for: string };
+type Schedule = { id: string; schedule: string; timezone: string };
+
 export async function tick(service: SupabaseClient, now: Date): Promise<TickOutcome> {
-  const swept = await sweepStaleRuns(service, now);
-  const armed = await armSchedules(service, now);
-  const claims = rows(
-    await service.rpc("agent_claim_due", { p_now: now.toISOString(), p_limit: 200 }),
-    "Agent schedule",
-  ) as { run_id: string; agent_id: string; scheduled_for: string }[];
-  if (claims.length) {
-    // Up to 200 agent ids (~8 kB as one `in` list, past a hosted gateway's URL limit): in groups.
-    const agents = rows(
-      await readInGroups(
-        claims.map((c) => c.agent_id),
-        (list) => service.from("background_agents").select("id, schedule, timezone").filter("id", "in", list),
-      ),
-      "Agent",
-    ) as { id: string; schedule: string; timezone: string }[];
-    await mapLimited(claims, 8, async (claim) => {
-      const a = agents.find((x) => x.id === claim.agent_id);
-      let next: string | null = null;
-      try {
-        if (a) next = advance(a.schedule, a.timezone, new Date(claim.scheduled_for), now).toISOString();
-      } catch (err) {
-        console.error(
-          `[agent-scheduler] agent ${claim.agent_id}: cannot compute the next slot`,
-          errorMessage(err),
-        );
-      }
-      rows(
-        await service.rpc("agent_advance_schedule", {
-          p_agent_id: claim.agent_id,
-          p_slot: claim.scheduled_for,
-          p_next: next,
-        }),
-        "Agent schedule",
-      );
-    });
-  }
-  const claimedIds = new Set(claims.map((c) => c.run_id));
+  const t = await runTick({
+    name: "agent-scheduler",
+    now,
+    sweep: async (at) => ({
+      swept: await sweepStaleRuns(service, at),
+      armed: await armSchedules(service, at),
+    }),
+    claim: (at) => claimDue(service, at),
+    concurrency: 8,
+    run: (claim) => advanceAgent(service, claim, now),
+  });
+  const claimedIds = new Set(t.claimed.map((c) => c.run_id));
   const waiting = rows(
     await service.from("agent_runs").select("id").eq("status", "pending")
-      .lt("created_at", new Date(now.getTime() - PENDING_GRACE_SECONDS * 1000).toISOString())
+      .lt("created_at", staleBefore(now, PENDING_GRACE_SECONDS * 1000))
       .order("created_at").limit(200),
     "Run",
   ) as { id: string }[];
@@ -134,6 +115,45 @@ export async function tick(service: SupabaseClient, now: Date): Promise<TickOutc
   const resumed = stale.length
     ? rows(await service.rpc("agent_runs_enqueue", { p_run_ids: stale }), "Run") as number
     : 0;
-  if (claims.length || resumed) await kickRunWorker(service, AGENT_RUN_QUEUE);
-  return { swept, armed, claimed: claims.length, resumed };
+  if (t.claimed.length || resumed) await kickRunWorker(service, AGENT_RUN_QUEUE);
+  return { swept: t.swept!.swept, armed: t.swept!.armed, claimed: t.claimed.length, resumed };
+}
+
+/** agent_claim_due, with each claimed agent's schedule for the advance. */
+async function claimDue(service: SupabaseClient, now: Date): Promise<(Claim & { agent?: Schedule })[]> {
+  const claims = rows(
+    await service.rpc("agent_claim_due", { p_now: now.toISOString(), p_limit: 200 }),
+    "Agent schedule",
+  ) as Claim[];
+  if (!claims.length) return [];
+  // Up to 200 agent ids (~8 kB as one `in` list, past a hosted gateway's URL limit): in groups.
+  const agents = rows(
+    await readInGroups(
+      claims.map((c) => c.agent_id),
+      (list) => service.from("background_agents").select("id, schedule, timezone").filter("id", "in", list),
+    ),
+    "Agent",
+  ) as Schedule[];
+  return claims.map((c) => ({ ...c, agent: agents.find((x) => x.id === c.agent_id) }));
+}
+
+async function advanceAgent(service: SupabaseClient, claim: Claim & { agent?: Schedule }, now: Date) {
+  const a = claim.agent;
+  let next: string | null = null;
+  try {
+    if (a) next = advance(a.schedule, a.timezone, new Date(claim.scheduled_for), now).toISOString();
+  } catch (err) {
+    console.error(
+      `[agent-scheduler] agent ${claim.agent_id}: cannot compute the next slot`,
+      errorMessage(err),
+    );
+  }
+  rows(
+    await service.rpc("agent_advance_schedule", {
+      p_agent_id: claim.agent_id,
+      p_slot: claim.scheduled_for,
+      p_next: next,
+    }),
+    "Agent schedule",
+  );
 }

@@ -359,6 +359,10 @@ export interface Billed<T> {
 /** Why a call's result counts as failed (and is refunded); null when it succeeded. */
 export type FailureOf<T> = (result: T) => string | null;
 
+/** The refund reason recorded when the call throws (default "backend call failed: <message>"). */
+export type ThrownReason = (err: Error) => string;
+const backendCallFailed: ThrownReason = (err) => `backend call failed: ${err.message}`;
+
 /** An answer with an HTTP status fails unless it is 2xx. */
 const non2xx: FailureOf<{ status: number }> = (r) =>
   r.status < 200 || r.status > 299 ? `backend answered ${r.status}` : null;
@@ -367,32 +371,36 @@ const non2xx: FailureOf<{ status: number }> = (r) =>
  * Debits (when `request` is given), runs `call`, and refunds in full when it throws (rethrown)
  * or when `failed` says its result is a failure. For results with a `status` the default rule is
  * non2xx: any answer that is not 2xx gives the caller nothing for its credits, so a 4xx is
- * refunded like a 5xx. Insufficient credits throw before `call` runs.
+ * refunded like a 5xx. Insufficient credits throw before `call` runs. `thrown` words the refund
+ * reason the ledger records when `call` throws.
  */
 export function runBilled<T extends { status: number }>(
   db: () => SupabaseClient,
   request: DebitRequest | null,
   call: () => Promise<T>,
   failed?: FailureOf<T>,
+  thrown?: ThrownReason,
 ): Promise<Billed<T>>;
 export function runBilled<T>(
   db: () => SupabaseClient,
   request: DebitRequest | null,
   call: () => Promise<T>,
   failed: FailureOf<T>,
+  thrown?: ThrownReason,
 ): Promise<Billed<T>>;
 export async function runBilled<T>(
   db: () => SupabaseClient,
   request: DebitRequest | null,
   call: () => Promise<T>,
   failed: FailureOf<T> = non2xx as FailureOf<unknown>,
+  thrown: ThrownReason = backendCallFailed,
 ): Promise<Billed<T>> {
   const charge = request ? await debit(db(), request) : null;
   let result: T;
   try {
     result = await call();
   } catch (err) {
-    if (charge) await refund(db(), charge, `backend call failed: ${(err as Error).message}`);
+    if (charge) await refund(db(), charge, thrown(err as Error));
     throw err;
   }
   const failure = charge ? failed(result) : null;

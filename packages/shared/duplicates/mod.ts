@@ -1,6 +1,7 @@
 /**
  * Duplicate-material detection (issue 8): pure domain code behind POST /api/duplicates/detect
- * and /batch-detect. No database, no HTTP; the endpoints load products and call these.
+ * and /batch-detect. No database, no HTTP: store.ts loads products, stores and reads detections
+ * and merges (the AI backend's routes/duplicates.ts calls it); schemas.ts has the requests.
  */
 export * from "./types.ts";
 export * from "./batch.ts";

@@ -7,7 +7,7 @@
 import { DomainError } from "../errors.ts";
 import { one, rows } from "../supabase/postgrest.ts";
 import type { DomainRecord } from "./schemas.ts";
-import type { EmailScope } from "./scope.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import { createProviderDomain } from "./provider.ts";
 
 const DOMAIN_COLUMNS =
@@ -22,7 +22,7 @@ function record(r: DomainRow): DomainRecord {
   return { ...r, bounce_rate: Number(r.bounce_rate), complaint_rate: Number(r.complaint_rate) };
 }
 
-export async function listDomains(s: EmailScope): Promise<DomainRecord[]> {
+export async function listDomains(s: WorkspaceScope): Promise<DomainRecord[]> {
   const r = await s.db.from("email_domains").select(DOMAIN_COLUMNS).eq("workspace_id", s.workspaceId)
     .order("created_at").order("id");
   return rows(r, "Email domain").map((d) => record(d as DomainRow));
@@ -33,7 +33,7 @@ export const ADD_DOMAIN_MESSAGE =
   "for it (SPF and DKIM); once they resolve, a workspace admin marks it verified with mark-domain-verified.";
 
 /** Registers the domain with the provider and records it as pending; the first one is the default. */
-export async function addDomain(s: EmailScope, domain: string) {
+export async function addDomain(s: WorkspaceScope, domain: string) {
   const existing = rows(
     await s.service.from("email_domains").select("workspace_id, domain").eq("workspace_id", s.workspaceId),
     "Email domain",
@@ -72,7 +72,7 @@ export async function addDomain(s: EmailScope, domain: string) {
   return { domain: row, message: ADD_DOMAIN_MESSAGE };
 }
 
-export async function markDomainVerified(s: EmailScope, domain: string): Promise<void> {
+export async function markDomainVerified(s: WorkspaceScope, domain: string): Promise<void> {
   one(
     await s.service.from("email_domains")
       .update({ verification_status: "verified", verified_at: new Date().toISOString() })
@@ -82,7 +82,7 @@ export async function markDomainVerified(s: EmailScope, domain: string): Promise
 }
 
 /** The verified domain of the workspace that `from` is at; 403 when there is none. */
-export async function verifiedSenderDomain(s: EmailScope, from: string): Promise<string> {
+export async function verifiedSenderDomain(s: WorkspaceScope, from: string): Promise<string> {
   const domain = from.slice(from.lastIndexOf("@") + 1);
   const r = await s.service.from("email_domains").select("id").eq("workspace_id", s.workspaceId)
     .eq("domain", domain).eq("verification_status", "verified").maybeSingle();

@@ -4,7 +4,8 @@
  * No HTTP here: the email-api and email-webhooks functions call these and render DomainErrors.
  */
 export * from "./schemas.ts";
-export { type EmailScope, pickWorkspace } from "./scope.ts";
+export { pickWorkspace } from "./scope.ts";
+export { EMAIL_ACTIONS, refuseRemovedAction, runEmailAction } from "./actions.ts";
 export { addDomain, listDomains, markDomainVerified } from "./domains.ts";
 export { sendEmail } from "./send.ts";
 export { emailAnalytics, listLogs } from "./reports.ts";

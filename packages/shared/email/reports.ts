@@ -18,9 +18,9 @@ import {
   type ListLogsInput,
   LOG_COLUMNS,
 } from "./schemas.ts";
-import type { EmailScope } from "./scope.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 
-export async function listLogs(s: EmailScope, q: ListLogsInput) {
+export async function listLogs(s: WorkspaceScope, q: ListLogsInput) {
   let query = s.db.from("email_logs").select(LOG_COLUMNS).eq("workspace_id", s.workspaceId);
   if (q.status) query = query.eq("status", q.status);
   if (q.emailType) query = query.eq("email_type", q.emailType);
@@ -53,7 +53,7 @@ export function defaultRange(now = new Date()): { start: string; end: string } {
   return { start, end };
 }
 
-export async function emailAnalytics(s: EmailScope, q: AnalyticsInput): Promise<AnalyticsResult> {
+export async function emailAnalytics(s: WorkspaceScope, q: AnalyticsInput): Promise<AnalyticsResult> {
   const range = q.dateRange ?? defaultRange();
   const dates = days(range.start, range.end);
   if (dates.length > ANALYTICS_MAX_DAYS) {

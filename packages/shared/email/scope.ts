@@ -1,19 +1,11 @@
 /**
- * Who an email action runs for: the workspace (resolved by the function from the JWT and the
- * database), the calling user (null for the service role), a client acting as the caller (RLS
- * applies: reads) and the service client (the rows only the service writes: logs, domains,
- * counters), used only after the function authorised the caller.
+ * Which workspace an email action is for. Who it runs for is the one WorkspaceScope
+ * (auth/scope.ts: the workspace resolved from the JWT and the database, the calling user, null
+ * for the service role, the caller's client for reads and the service client for the rows only
+ * the service writes: logs, domains, counters), built by the function after authorising the caller.
  */
-import type { SupabaseClient } from "../supabase/clients.ts";
 import { DomainError } from "../errors.ts";
 import { soleWorkspace } from "../auth/workspace_choice.ts";
-
-export interface EmailScope {
-  workspaceId: string;
-  userId: string | null;
-  db: SupabaseClient;
-  service: SupabaseClient;
-}
 
 /**
  * The workspace an action is for: the one named, or the caller's only workspace (several: 400

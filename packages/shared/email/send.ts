@@ -14,7 +14,7 @@
 import { DomainError } from "../errors.ts";
 import { one, rows } from "../supabase/postgrest.ts";
 import type { SendEmailInput } from "./schemas.ts";
-import type { EmailScope } from "./scope.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import { type EmailTemplate, type RenderedEmail, renderTemplate } from "./templates.ts";
 import { resolveSender } from "./sender.ts";
 import { sendWithProvider } from "./provider.ts";
@@ -25,7 +25,7 @@ export interface SendResult {
 }
 
 async function content(
-  s: EmailScope,
+  s: WorkspaceScope,
   input: SendEmailInput,
 ): Promise<RenderedEmail & { templateId: string | null }> {
   if (!input.templateSlug) {
@@ -43,7 +43,7 @@ async function content(
 }
 
 /** The recipients the workspace must not mail with this email type. */
-async function suppressed(s: EmailScope, recipients: string[], emailType: string): Promise<string[]> {
+async function suppressed(s: WorkspaceScope, recipients: string[], emailType: string): Promise<string[]> {
   const reasons = emailType === "marketing"
     ? ["hard_bounce", "complaint", "unsubscribe"]
     : ["hard_bounce", "complaint"];
@@ -52,7 +52,7 @@ async function suppressed(s: EmailScope, recipients: string[], emailType: string
   return [...new Set((rows(r, "Email suppression") as { email: string }[]).map((x) => x.email))];
 }
 
-async function applyEvent(s: EmailScope, logId: string, event: string, details: Record<string, unknown>) {
+async function applyEvent(s: WorkspaceScope, logId: string, event: string, details: Record<string, unknown>) {
   rows(
     await s.service.rpc("email_apply_event", {
       p_log_id: logId,
@@ -64,7 +64,7 @@ async function applyEvent(s: EmailScope, logId: string, event: string, details: 
   );
 }
 
-export async function sendEmail(s: EmailScope, input: SendEmailInput): Promise<SendResult> {
+export async function sendEmail(s: WorkspaceScope, input: SendEmailInput): Promise<SendResult> {
   const mail = await content(s, input);
   const sender = await resolveSender(s, input);
   const cc = input.cc ?? [];

@@ -20,7 +20,7 @@ import { z } from "zod";
 import { env } from "../env.ts";
 import { DomainError } from "../errors.ts";
 import { rows } from "../supabase/postgrest.ts";
-import type { EmailScope } from "./scope.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import { verifiedSenderDomain } from "./domains.ts";
 
 export interface Sender {
@@ -61,7 +61,7 @@ export function platformSender(): { address: string; name: string | null } | nul
 }
 
 /** The workspace's default verified domain: the one marked default if verified, else the earliest. */
-async function defaultDomain(s: EmailScope): Promise<{ id: string; domain: string } | null> {
+async function defaultDomain(s: WorkspaceScope): Promise<{ id: string; domain: string } | null> {
   const r = await s.service.from("email_domains").select("id, domain").eq("workspace_id", s.workspaceId)
     .eq("verification_status", "verified").order("is_default", { ascending: false })
     .order("created_at").order("id").limit(1);
@@ -69,7 +69,7 @@ async function defaultDomain(s: EmailScope): Promise<{ id: string; domain: strin
 }
 
 export async function resolveSender(
-  s: EmailScope,
+  s: WorkspaceScope,
   input: { from?: string; fromName?: string },
 ): Promise<Sender> {
   const name = input.fromName ?? null;

@@ -18,6 +18,7 @@ import { safeFetch, type SafeFetchOptions } from "../net/safe_fetch.ts";
 import { describeIssues } from "../http/validate.ts";
 import type { ActionExecutor } from "./engine.ts";
 import type { FlowNode } from "./graph.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 
 export interface ActionDeps {
   service: SupabaseClient;
@@ -53,6 +54,7 @@ async function sendSms(d: ActionDeps, c: Config) {
     service: d.service,
     workspaceId: d.workspaceId,
     userId: d.userId,
+    role: "service",
     provider: () => twilioProvider(),
     statusCallbackUrl: `${webhookUrl()}?type=status`,
     clock: messagingClock(),
@@ -75,7 +77,13 @@ async function sendSms(d: ActionDeps, c: Config) {
 async function email(d: ActionDeps, input: Config) {
   const parsed = SendEmail.safeParse({ action: "send", ...input });
   if (!parsed.success) throw DomainError.invalid(`Invalid email: ${describeIssues(parsed.error.issues)}`);
-  const scope = { workspaceId: d.workspaceId, userId: d.userId, db: d.service, service: d.service };
+  const scope: WorkspaceScope = {
+    workspaceId: d.workspaceId,
+    userId: d.userId,
+    role: "service",
+    db: d.service,
+    service: d.service,
+  };
   const r = await sendEmail(scope, parsed.data);
   return { message_id: r.messageId, log_id: r.logId };
 }

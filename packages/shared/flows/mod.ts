@@ -13,7 +13,7 @@ export * from "./clock.ts";
 export * from "./actions.ts";
 export * from "./runs.ts";
 export * from "./save.ts";
-export * from "./schedule.ts";
+export { advance, nextSlot, validTimezone } from "../scheduling/cron.ts";
 export * from "./scheduler.ts";
 export * from "./events.ts";
 export * from "./signature.ts";

@@ -10,7 +10,7 @@ import type { SupabaseClient } from "../supabase/clients.ts";
 import { one } from "../supabase/postgrest.ts";
 import { validateGraph } from "./graph.ts";
 import { flowGraphSchema } from "./graph_doc.ts";
-import { nextSlot } from "./schedule.ts";
+import { nextSlot } from "../scheduling/cron.ts";
 import { newWebhookSecret } from "./signature.ts";
 
 export const SaveFlowBody = z.strictObject({

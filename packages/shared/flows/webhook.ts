@@ -14,7 +14,8 @@
 import { DomainError } from "../errors.ts";
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { TOLERANCE_SECONDS, type VerifiedDelivery, verifySignatureHeader } from "../webhook_signature.ts";
-import { type FlowRow, loadFlow } from "./runs.ts";
+import type { Clock } from "./clock.ts";
+import { executeFlow, type FlowRow, loadFlow } from "./runs.ts";
 
 /** Recorded deliveries are kept for twice the tolerance (see the migration's header). */
 const KEEP_DELIVERY_SECONDS = 2 * TOLERANCE_SECONDS;
@@ -81,4 +82,28 @@ async function claimDelivery(
   });
   if (error) throw DomainError.internal(`Could not record the webhook delivery: ${error.message}`);
   return data === true;
+}
+
+/**
+ * flow-webhook's delivery: verified and deduplicated (webhookRequest), then run now as a webhook
+ * trigger. Answers {success, duplicate: true} for a replayed delivery, else the run's outcome.
+ */
+export async function runWebhookFlow(
+  service: SupabaseClient,
+  clock: Clock,
+  flowId: string,
+  raw: Uint8Array<ArrayBuffer>,
+  signature: string | null,
+) {
+  const { flow, triggerData, duplicate } = await webhookRequest(service, flowId, raw, signature);
+  if (duplicate) return { success: true, duplicate: true };
+  const run = await executeFlow(service, {
+    flow,
+    triggerType: "webhook",
+    triggerData,
+    dryRun: false,
+    initiatedBy: null,
+    clock,
+  });
+  return { success: true, run_id: run.run_id, status: run.status, error_message: run.error_message };
 }

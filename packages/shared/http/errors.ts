@@ -7,12 +7,13 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorCode } from "../error_codes.ts";
 import { DOMAIN_ERROR_STATUS, DomainError } from "../errors.ts";
 
 export class HttpError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
   ) {
@@ -42,7 +43,7 @@ export class HttpError extends Error {
 
 export interface ErrorBody {
   error: string;
-  code: string;
+  code: ErrorCode;
   details?: unknown;
 }
 

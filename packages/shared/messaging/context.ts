@@ -1,18 +1,14 @@
 /**
- * What every messaging operation runs with: the caller's client (RLS applies) for reads the
- * caller makes, the service client for the writes only the service path may make (logs, keyword
- * opt-outs), the workspace the caller was authorised for, the provider and the clock.
+ * What every messaging operation runs with: the one workspace scope (auth/scope.ts: the
+ * caller's client, RLS applies, for reads the caller makes; the service client for the writes
+ * only the service path may make, logs and keyword opt-outs; the workspace the caller was
+ * authorised for), plus the provider and the clock.
  */
-import type { SupabaseClient } from "../supabase/clients.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import type { Clock } from "./clock.ts";
 import type { MessagingProvider } from "./provider.ts";
 
-export interface MessagingContext {
-  db: SupabaseClient;
-  service: SupabaseClient;
-  workspaceId: string;
-  /** The signed-in caller, or null for the service role. */
-  userId: string | null;
+export interface MessagingContext extends WorkspaceScope {
   /** Created on first use, so actions that never call the provider need no credentials. */
   provider: () => MessagingProvider;
   /** messaging-webhook's URL, given to the provider as StatusCallback (?type=status). */

@@ -16,3 +16,4 @@ export * from "./send.ts";
 export * from "./bulk.ts";
 export * from "./actions.ts";
 export * from "./webhook.ts";
+export * from "./callback.ts";

@@ -17,6 +17,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { type Charge, debit, refund } from "../credits/ledger.ts";
 import { DomainError } from "../errors.ts";
+import { type DbError, dbError } from "../supabase/postgrest.ts";
 import { env } from "../env.ts";
 import { safeFetch, UnsafeUrlError } from "../net/safe_fetch.ts";
 import { type ExtractionHints, extractPrice } from "./extract.ts";
@@ -67,8 +68,12 @@ export function fetchSettings() {
   };
 }
 
-function dbFailure(what: string, error: { message: string }): DomainError {
-  return DomainError.internal(`${what}: ${error.message}`, "price_monitoring_db_error");
+/** A failed read or write: a refusal as the one mapping says, a fault as price_monitoring_db_error. */
+function dbFailure(what: string, error: DbError): DomainError {
+  return dbError(error, "Price check", 0, {
+    code: "price_monitoring_db_error",
+    message: `${what}: ${error.message}`,
+  });
 }
 
 async function checkSource(s: SourceRow, settings: ReturnType<typeof fetchSettings>): Promise<SourceResult> {

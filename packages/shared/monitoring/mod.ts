@@ -15,4 +15,5 @@ export {
   startMonitoring,
   stopMonitoring,
 } from "./settings.ts";
-export { CLAIM_LIMIT, runScheduledChecks, type ScheduledOutcome, STALE_MINUTES } from "./scheduler.ts";
+export { type MonitoredProduct, monitoredProduct, runMonitoringAction } from "./actions.ts";
+export { CLAIM_LIMIT, runScheduledChecks, type ScheduledOutcome, STALE_AFTER_MS } from "./scheduler.ts";

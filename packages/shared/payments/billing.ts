@@ -10,6 +10,7 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
+import { type DbError, dbError } from "../supabase/postgrest.ts";
 import { dec, decFromNumber } from "../money.ts";
 import { providerError, type Stripe } from "./provider.ts";
 
@@ -49,8 +50,12 @@ const LIVE_STATUSES = ["trialing", "active", "past_due"];
 const PACKAGE = "id, name, credits, price, currency";
 const PLAN = "id, name, tier, price, currency, provider_price_id";
 
-function failed(what: string, error: { message: string }): DomainError {
-  return DomainError.internal(`Could not ${what}: ${error.message}`, "billing_failed");
+/** A failed read or write: a refusal as the one mapping says, a fault as billing_failed. */
+function failed(what: string, error: DbError): DomainError {
+  return dbError(error, "Billing record", 0, {
+    code: "billing_failed",
+    message: `Could not ${what}: ${error.message}`,
+  });
 }
 
 /** EUR (at most 2 decimals, from the catalog) to cents. */

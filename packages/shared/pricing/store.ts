@@ -90,7 +90,7 @@ export async function storePriceEntries(db: SupabaseClient, doc: KbPriceDoc): Pr
 /**
  * The price_entries row storePriceEntries would write for a document, or null when the document
  * is not priced - for writers that store it in the same transaction as the document
- * (kb_upsert_document's p_price, services/ai-backend/kb/store.ts).
+ * (kb_upsert_document's p_price, kb/store.ts).
  */
 export function priceEntriesRow(
   doc: KbPriceDoc & { content_hash: string },

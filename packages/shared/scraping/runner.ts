@@ -26,6 +26,7 @@ import type { ScraperConfig } from "./config.ts";
 import { type ExtractOptions, extractPage, type LlmDeps, type Material } from "./extract.ts";
 import { billedModelCall, type Payer, sessionPayer } from "./billing.ts";
 import { politeFetch, RobotsDisallowedError, UnsafeUrlError } from "./fetcher.ts";
+import { staleBefore } from "../scheduling/tick.ts";
 
 export const PAGE_BATCH_SIZE = 3;
 export const PRODUCT_RETRIES = 3;
@@ -199,7 +200,7 @@ export async function runSession(
   sessionId: string,
   worker = `runner-${crypto.randomUUID()}`,
 ): Promise<RunEnd> {
-  const stale = () => new Date(nowOf(d).getTime() - STALE_AFTER_MS).toISOString();
+  const stale = () => staleBefore(nowOf(d), STALE_AFTER_MS);
   const claimed = must(
     await d.service.rpc("scraping_claim_session", {
       p_session: sessionId,

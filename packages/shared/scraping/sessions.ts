@@ -14,6 +14,7 @@ import { runInBackground } from "../http/background.ts";
 import { type RunEnd, type RunnerDeps, runSession, STALE_AFTER_MS } from "./runner.ts";
 import { schemaValidator } from "./extract.ts";
 import { setSessionPayer } from "./billing.ts";
+import { runTick, staleBefore } from "../scheduling/tick.ts";
 
 export const SessionAction = z.enum(["start", "pause", "resume", "stop"]);
 export type SessionAction = z.infer<typeof SessionAction>;
@@ -128,23 +129,35 @@ export async function driveSession(
   return after;
 }
 
-/** Resumes running sessions nobody works on (the cron tick after a platform restart). */
+/**
+ * Resumes running sessions nobody works on (the cron tick after a platform restart; the shared
+ * tick, scheduling/tick.ts): claims the sessions whose runner's heartbeat is older than
+ * STALE_AFTER_MS and launches a new runner for each in the background.
+ */
 export async function resumeOrphans(
   service: SupabaseClient,
   deps: RunnerDeps,
   limit = 20,
 ): Promise<string[]> {
-  const staleBefore = new Date(Date.now() - STALE_AFTER_MS).toISOString();
-  const { data, error } = await service.rpc("scraping_orphaned_sessions", {
-    p_stale_before: staleBefore,
-    p_limit: limit,
+  const t = await runTick({
+    name: "scrape-session-manager",
+    now: new Date(),
+    claim: async (now) => {
+      const { data, error } = await service.rpc("scraping_orphaned_sessions", {
+        p_stale_before: staleBefore(now, STALE_AFTER_MS),
+        p_limit: limit,
+      });
+      if (error) throw new DomainError("internal", "db_error", `Finding orphaned sessions: ${error.message}`);
+      return ((data ?? []) as (string | { scraping_orphaned_sessions: string })[]).map((r) =>
+        typeof r === "string" ? r : r.scraping_orphaned_sessions
+      );
+    },
+    run: (id) => {
+      launch(deps, id);
+      return Promise.resolve();
+    },
   });
-  if (error) throw new DomainError("internal", "db_error", `Finding orphaned sessions: ${error.message}`);
-  const ids = ((data ?? []) as (string | { scraping_orphaned_sessions: string })[]).map((r) =>
-    typeof r === "string" ? r : r.scraping_orphaned_sessions
-  );
-  for (const id of ids) launch(deps, id);
-  return ids;
+  return t.claimed;
 }
 
 export const SessionStatus = z.object({

@@ -18,8 +18,9 @@ export {
   type PipelineDeps,
   runArticle,
   type RunOutcome,
-  STALE_MS,
+  STALE_AFTER_MS,
   sweepStale,
 } from "./pipeline.ts";
+export { acceptedArticle, articleOutcome, startArticle, type StartedArticle } from "./start.ts";
 export { analyzeStep, planStep, researchStep, type StepDeps, writeStep } from "./steps.ts";
 export { AnalyzeRequest, PipelineRequest, PlanRequest, ResearchRequest, WriteRequest } from "./schemas.ts";

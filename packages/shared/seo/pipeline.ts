@@ -12,8 +12,8 @@
  *
  * One worker holds a row at a time (seo_article_claim; every write names the worker id, so a
  * worker declared dead that wakes up cannot overwrite anything). The worker heartbeats every
- * HEARTBEAT_MS; a row whose heartbeat is older than STALE_MS is taken over by the sweeper
- * (sweepStale: pg_cron every minute, or on demand), which refunds what the dead worker debited
+ * HEARTBEAT_MS; a row whose heartbeat is older than STALE_AFTER_MS is taken over by the sweeper
+ * (sweepStale: pg_cron every minute, or on demand; the shared tick, scheduling/tick.ts), which refunds what the dead worker debited
  * for the stage it did not finish and resumes from the last checkpoint; after MAX_ATTEMPTS
  * workers the row is failed instead. A failure refunds what the run did not deliver and then
  * marks the row failed with the error: the debits of the stage that failed and of every later one.
@@ -25,6 +25,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { type Charge, refund } from "../credits/ledger.ts";
 import { DomainError } from "../errors.ts";
+import { dbError } from "../supabase/postgrest.ts";
 import { analyzeArticle } from "./analyze.ts";
 import { SeoBilling, type SeoStage } from "./billing.ts";
 import type { DataForSeoClient } from "./dataforseo.ts";
@@ -41,6 +42,7 @@ import {
   type WrittenArticle,
 } from "./schemas.ts";
 import { writeArticle } from "./write.ts";
+import { runTick, staleBefore } from "../scheduling/tick.ts";
 import type { Analysis } from "./analyze.ts";
 
 export const STAGES = ["research", "plan", "write", "analyze", "finalize"] as const;
@@ -53,7 +55,7 @@ const RANGE: Record<Stage, [number, number]> = {
   finalize: [90, 100],
 };
 export const HEARTBEAT_MS = 30_000;
-export const STALE_MS = 90_000;
+export const STALE_AFTER_MS = 90_000;
 /** Workers a run may have (the first plus restarts) before the sweeper fails it. */
 export const MAX_ATTEMPTS = 3;
 const RUNNING = ["researching", "planning", "writing", "analyzing"];
@@ -104,8 +106,13 @@ export interface PipelineDeps {
 class LostClaim extends Error {}
 
 async function rpc<T>(db: SupabaseClient, fn: string, args: Record<string, unknown>): Promise<T> {
-  const { data, error } = await db.rpc(fn, args);
-  if (error) throw DomainError.internal(`${fn} failed: ${error.message}`, "seo_store_failed");
+  const { data, error, status } = await db.rpc(fn, args);
+  if (error) {
+    throw dbError(error, "Article", status, {
+      code: "seo_store_failed",
+      message: `${fn} failed: ${error.message}`,
+    });
+  }
   return data as T;
 }
 
@@ -406,42 +413,57 @@ export async function sweepStale(
   opts: { staleMs?: number; limit?: number; now?: Date } = {},
 ): Promise<SweepResult> {
   const now = opts.now ?? new Date();
-  const staleBefore = new Date(now.getTime() - (opts.staleMs ?? STALE_MS)).toISOString();
-  const { data, error } = await deps.db.from("seo_articles").select("id")
-    .in("status", RUNNING).lt("heartbeat_at", staleBefore)
-    .order("heartbeat_at", { ascending: true }).limit(opts.limit ?? 20);
-  if (error) {
-    throw DomainError.internal(`Reading stale articles failed: ${error.message}`, "seo_store_failed");
-  }
+  const before = staleBefore(now, opts.staleMs ?? STALE_AFTER_MS);
   const out: SweepResult = { resumed: [], failed: [], runs: [] };
-  for (const { id } of data ?? []) {
-    const workerId = `sweeper:${crypto.randomUUID()}`;
-    const claimed = await rpc<ArticleRow[]>(deps.db, "seo_article_claim", {
+  await runTick({
+    name: "seo-pipeline-sweeper",
+    now,
+    claim: async () => {
+      const { data, error } = await deps.db.from("seo_articles").select("id")
+        .in("status", RUNNING).lt("heartbeat_at", before)
+        .order("heartbeat_at", { ascending: true }).limit(opts.limit ?? 20);
+      if (error) {
+        throw DomainError.internal(`Reading stale articles failed: ${error.message}`, "seo_store_failed");
+      }
+      return data ?? [];
+    },
+    run: ({ id }) => takeOver(deps, id, before, out),
+  });
+  return out;
+}
+
+/** Claims one stale row for a new worker: refunds the dead worker's unfinished stage, resumes or fails it. */
+async function takeOver(
+  deps: PipelineDeps,
+  id: string,
+  staleBefore: string,
+  out: SweepResult,
+): Promise<void> {
+  const workerId = `sweeper:${crypto.randomUUID()}`;
+  const claimed = await rpc<ArticleRow[]>(deps.db, "seo_article_claim", {
+    p_id: id,
+    p_worker: workerId,
+    p_stale_before: staleBefore,
+  });
+  const row = claimed?.[0];
+  if (!row) return;
+  const billing = new SeoBilling(deps.db, row.user_id, row.id);
+  // The dead worker's debits for the stages it did not finish (their checkpoints are missing);
+  // finished stages are delivered and stay charged.
+  const undelivered = stagesFrom(resumeStage(row));
+  if (row.attempts > MAX_ATTEMPTS) {
+    await billing.refundOutstanding("seo pipeline abandoned", undelivered);
+    await rpc<boolean>(deps.db, "seo_article_fail", {
       p_id: id,
       p_worker: workerId,
-      p_stale_before: staleBefore,
+      p_error: `worker_lost: the run's worker stopped ${row.attempts - 1} times; giving up`,
     });
-    const row = claimed?.[0];
-    if (!row) continue;
-    const billing = new SeoBilling(deps.db, row.user_id, row.id);
-    // The dead worker's debits for the stages it did not finish (their checkpoints are missing);
-    // finished stages are delivered and stay charged.
-    const undelivered = stagesFrom(resumeStage(row));
-    if (row.attempts > MAX_ATTEMPTS) {
-      await billing.refundOutstanding("seo pipeline abandoned", undelivered);
-      await rpc<boolean>(deps.db, "seo_article_fail", {
-        p_id: id,
-        p_worker: workerId,
-        p_error: `worker_lost: the run's worker stopped ${row.attempts - 1} times; giving up`,
-      });
-      out.failed.push(id);
-      continue;
-    }
-    await billing.refundOutstanding("seo stage interrupted (worker lost)", undelivered);
-    out.resumed.push(id);
-    out.runs.push(runArticle(deps, row, workerId));
+    out.failed.push(id);
+    return;
   }
-  return out;
+  await billing.refundOutstanding("seo stage interrupted (worker lost)", undelivered);
+  out.resumed.push(id);
+  out.runs.push(runArticle(deps, row, workerId));
 }
 
 /** The spec's article object (camelCase) from a row. */

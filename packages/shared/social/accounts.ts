@@ -14,13 +14,12 @@ import { DomainError } from "../errors.ts";
 import { connectUrl, createProfile, deleteAccount, type LateClient, listAccounts } from "./late.ts";
 import { issueState, redeemState } from "./oauth_state.ts";
 import type { Platform } from "./platforms.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 
-export interface SocialScope {
-  workspaceId: string;
-  userId: string;
-  /** The caller's client (RLS applies). */
-  db: SupabaseClient;
-  service: SupabaseClient;
+/** The signed-in user a social action is recorded as (socialScope refuses the service role). */
+export function actingUser(s: WorkspaceScope): string {
+  if (!s.userId) throw DomainError.unauthenticated("A signed-in user is required");
+  return s.userId;
 }
 
 export const ACCOUNT_COLUMNS =
@@ -67,7 +66,7 @@ function redirectBase(given: string | undefined): string {
 }
 
 export async function connectAccount(
-  s: SocialScope,
+  s: WorkspaceScope,
   late: LateClient,
   platform: Platform,
   redirectUrl?: string,
@@ -75,7 +74,7 @@ export async function connectAccount(
   const profileId = await ensureProfile(s.service, late, s.workspaceId);
   const { state, expiresAt } = await issueState(s.service, {
     workspaceId: s.workspaceId,
-    userId: s.userId,
+    userId: actingUser(s),
     platform,
   });
   const back = new URL(redirectBase(redirectUrl));
@@ -86,13 +85,13 @@ export async function connectAccount(
 }
 
 export async function completeCallback(
-  s: SocialScope,
+  s: WorkspaceScope,
   late: LateClient,
   req: { late_account_id: string; platform: Platform; state: string },
 ): Promise<Record<string, unknown>> {
   await redeemState(s.service, req.state, {
     workspaceId: s.workspaceId,
-    userId: s.userId,
+    userId: actingUser(s),
     platform: req.platform,
   });
   const profile = await s.service.from("social_profiles").select("late_profile_id")
@@ -124,7 +123,7 @@ export async function completeCallback(
     profile_url: account.profileUrl ?? null,
     followers_count: typeof account.followersCount === "number" ? account.followersCount : null,
     is_active: account.isActive !== false,
-    connected_by: s.userId,
+    connected_by: actingUser(s),
     connected_at: new Date().toISOString(),
     disconnected_at: null,
   }, { onConflict: "late_account_id" }).select(ACCOUNT_COLUMNS).single();
@@ -142,7 +141,7 @@ export async function accountById(service: SupabaseClient, id: string): Promise<
 }
 
 export async function disconnectAccount(
-  s: SocialScope,
+  s: WorkspaceScope,
   late: LateClient,
   account: SocialAccountRow,
 ): Promise<Record<string, unknown>> {
@@ -155,7 +154,7 @@ export async function disconnectAccount(
 }
 
 /** The workspace's accounts as the caller sees them (RLS), newest first. */
-export async function listConnected(s: SocialScope): Promise<Record<string, unknown>[]> {
+export async function listConnected(s: WorkspaceScope): Promise<Record<string, unknown>[]> {
   const { data, error } = await s.db.from("social_accounts").select(ACCOUNT_COLUMNS)
     .eq("workspace_id", s.workspaceId).order("connected_at", { ascending: false });
   if (error) throw DomainError.internal(`Could not list the accounts: ${error.message}`);

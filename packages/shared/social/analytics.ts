@@ -16,11 +16,12 @@
  */
 import { DomainError } from "../errors.ts";
 import { readInGroups } from "../supabase/postgrest.ts";
-import type { SocialAccountRow, SocialScope } from "./accounts.ts";
+import type { SocialAccountRow } from "./accounts.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import { accountOverview, type LateClient, latestFollowers, postAnalytics } from "./late.ts";
 import type { Platform } from "./platforms.ts";
 
-export async function refreshPostAnalytics(s: SocialScope, late: LateClient, postIds: string[]) {
+export async function refreshPostAnalytics(s: WorkspaceScope, late: LateClient, postIds: string[]) {
   const ids = [...new Set(postIds)];
   const { data, error } = await s.service.from("social_posts")
     .select("id, social_account_id, late_post_id").eq("workspace_id", s.workspaceId).in("id", ids);
@@ -65,7 +66,7 @@ export async function refreshPostAnalytics(s: SocialScope, late: LateClient, pos
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 export async function refreshAccountInsights(
-  s: SocialScope,
+  s: WorkspaceScope,
   late: LateClient,
   account: SocialAccountRow,
   now = new Date(),
@@ -146,7 +147,7 @@ export function bestTimesFrom(history: readonly HistoryPost[], top = 3): BestTim
     }));
 }
 
-export async function bestTimes(s: SocialScope, account: SocialAccountRow, platform: Platform) {
+export async function bestTimes(s: WorkspaceScope, account: SocialAccountRow, platform: Platform) {
   if (platform !== account.platform) {
     throw DomainError.invalid(
       `The account is a ${account.platform} account, not ${platform}`,

@@ -14,12 +14,13 @@
  * Model: SOCIAL_CONTENT_MODEL, default vendor-sonnet-4-5 (SONNET).
  */
 import { z } from "zod";
-import { debit, refund } from "../credits/ledger.ts";
+import { runBilled } from "../credits/ledger.ts";
 import { env } from "../env.ts";
 import { type Llm, SONNET } from "../llm/mod.ts";
-import type { SocialScope } from "./accounts.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import { captionLength, PLATFORM_RULES } from "./platforms.ts";
 import type { ContentBody } from "./schemas.ts";
+import { actingUser } from "./accounts.ts";
 
 export const CONTENT_CREDITS = 2;
 const TOOL = "submit_variants";
@@ -100,40 +101,43 @@ export function shapeVariants(
   return { variants };
 }
 
-export async function generateContent(s: SocialScope, llm: Llm, req: ContentBody) {
+export async function generateContent(s: WorkspaceScope, llm: Llm, req: ContentBody) {
   const purpose = "Social content generation";
   llm.assertConfigured(purpose);
-  const charge = await debit(s.service, {
-    userId: s.userId,
+  const request = {
+    userId: actingUser(s),
     action: "social_content_generation",
     credits: CONTENT_CREDITS,
     metadata: { workspace_id: s.workspaceId, platform: req.platform },
-  });
-  try {
-    const { system, user } = contentPrompt(req);
-    const r = await llm.structured(variantsSchema(req), {
-      model: env("SOCIAL_CONTENT_MODEL") ?? SONNET,
-      purpose,
-      system,
-      prompt: user,
-      tool: TOOL,
-      description: "Submit the three caption variants",
-      maxTokens: 2048,
-      check: (answer) => {
-        const shaped = shapeVariants(answer, req);
-        return "problem" in shaped ? shaped.problem : null;
-      },
-    });
-    const shaped = shapeVariants(r.value, req) as { variants: CaptionVariant[] };
-    return {
-      success: true,
-      platform: req.platform,
-      variants: shaped.variants,
-      credits_used: CONTENT_CREDITS,
-      balance: charge.balance,
-    };
-  } catch (err) {
-    await refund(s.service, charge, `social content generation failed: ${(err as Error).message}`);
-    throw err;
-  }
+  };
+  const { result, charge } = await runBilled(
+    () => s.service,
+    request,
+    async () => {
+      const { system, user } = contentPrompt(req);
+      const r = await llm.structured(variantsSchema(req), {
+        model: env("SOCIAL_CONTENT_MODEL") ?? SONNET,
+        purpose,
+        system,
+        prompt: user,
+        tool: TOOL,
+        description: "Submit the three caption variants",
+        maxTokens: 2048,
+        check: (answer) => {
+          const shaped = shapeVariants(answer, req);
+          return "problem" in shaped ? shaped.problem : null;
+        },
+      });
+      return shapeVariants(r.value, req) as { variants: CaptionVariant[] };
+    },
+    () => null,
+    (err) => `social content generation failed: ${err.message}`,
+  );
+  return {
+    success: true,
+    platform: req.platform,
+    variants: result.variants,
+    credits_used: CONTENT_CREDITS,
+    balance: charge!.balance,
+  };
 }

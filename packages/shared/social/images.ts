@@ -32,12 +32,13 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import OpenAI from "openai";
 import { DEFAULT_IMAGE_MODEL } from "../llm/models.ts";
 import sharp from "sharp";
-import { debit, refund } from "../credits/ledger.ts";
+import { runBilled } from "../credits/ledger.ts";
 import { env } from "../env.ts";
 import { DomainError } from "../errors.ts";
 import { safeFetch } from "../net/safe_fetch.ts";
-import type { SocialScope } from "./accounts.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
 import { ASPECT_RATIOS, IMAGE_TYPES, type ImageBody } from "./schemas.ts";
+import { actingUser } from "./accounts.ts";
 
 export const SOCIAL_IMAGE_BUCKET = "social-images";
 
@@ -184,35 +185,43 @@ async function store(service: SupabaseClient, path: string, png: Uint8Array): Pr
   return service.storage.from(SOCIAL_IMAGE_BUCKET).getPublicUrl(path).data.publicUrl;
 }
 
-export async function generateImage(s: SocialScope, req: ImageBody) {
+export async function generateImage(s: WorkspaceScope, req: ImageBody) {
   const provider = imageProviderFromEnv(req.model);
   const credits = IMAGE_CREDITS[req.image_type];
   const size = ASPECT_SIZES[req.aspect_ratio];
-  const charge = await debit(s.service, {
-    userId: s.userId,
+  const request = {
+    userId: actingUser(s),
     action: "social_image_generation",
     credits,
     metadata: { workspace_id: s.workspaceId, image_type: req.image_type, aspect_ratio: req.aspect_ratio },
-  });
+  };
   try {
-    const raw = await requestImage(provider, req.prompt, size.request);
-    const png = await fitImage(raw, size.width, size.height);
-    const path = `${s.workspaceId}/${new Date().toISOString().slice(0, 10)}/${crypto.randomUUID()}.png`;
-    const url = await store(s.service, path, png);
+    const { result, charge } = await runBilled(
+      () => s.service,
+      request,
+      async () => {
+        const raw = await requestImage(provider, req.prompt, size.request);
+        const png = await fitImage(raw, size.width, size.height);
+        const path = `${s.workspaceId}/${new Date().toISOString().slice(0, 10)}/${crypto.randomUUID()}.png`;
+        return { url: await store(s.service, path, png), path };
+      },
+      () => null,
+      (err) => `social image generation failed: ${err.message}`,
+    );
     return {
       success: true,
-      image_url: url,
-      storage_path: path,
+      image_url: result.url,
+      storage_path: result.path,
       width: size.width,
       height: size.height,
       aspect_ratio: req.aspect_ratio,
       image_type: req.image_type,
       model: provider.model,
       credits_used: credits,
-      balance: charge.balance,
+      balance: charge!.balance,
     };
   } catch (err) {
-    await refund(s.service, charge, `social image generation failed: ${(err as Error).message}`);
+    // A short balance (402) and other DomainErrors as they are; anything else, refunded, is a 502.
     if (err instanceof DomainError) throw err;
     throw new DomainError(
       "upstream",

@@ -9,6 +9,7 @@ export * from "./analytics.ts";
 export * from "./content.ts";
 export * from "./images.ts";
 export * from "./late.ts";
+export * from "./oauth.ts";
 export * from "./oauth_state.ts";
 export * from "./platforms.ts";
 export * from "./publish.ts";

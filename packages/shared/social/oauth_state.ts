@@ -14,6 +14,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { env, requireEnv } from "../env.ts";
 import { DomainError } from "../errors.ts";
+import type { ErrorCode } from "../error_codes.ts";
 import type { Platform } from "./platforms.ts";
 
 /** How long a connect may take, from the oauth_url to the callback. */
@@ -96,7 +97,7 @@ export async function issueState(
   return { state: `${body}.${b64url(mac)}`, expiresAt };
 }
 
-const refuse = (code: string, message: string) => DomainError.invalid(message, undefined, code);
+const refuse = (code: ErrorCode, message: string) => DomainError.invalid(message, undefined, code);
 
 /** Verifies a state against the callback's claims and spends it; see the module doc for refusals. */
 export async function redeemState(

@@ -13,11 +13,12 @@
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "../errors.ts";
-import type { SocialScope } from "./accounts.ts";
-import { accountById } from "./accounts.ts";
+import type { WorkspaceScope } from "../auth/scope.ts";
+import { accountById, actingUser } from "./accounts.ts";
 import { createPost, type LateClient } from "./late.ts";
 import { checkPlatformLimits, type MediaKind, mediaKindOf, type Platform } from "./platforms.ts";
 import type { PublishBody } from "./schemas.ts";
+import { runTick } from "../scheduling/tick.ts";
 
 export interface PostRow {
   id: string;
@@ -44,7 +45,7 @@ export interface PublishAnswer {
 const POST_COLUMNS =
   "id, workspace_id, social_account_id, platform, content, media_url, media_type, status, scheduled_at, late_post_id";
 
-export async function publishPost(s: SocialScope, late: LateClient, req: PublishBody, now = new Date()) {
+export async function publishPost(s: WorkspaceScope, late: LateClient, req: PublishBody, now = new Date()) {
   const account = await accountById(s.service, req.social_account_id);
   if (account.workspace_id !== s.workspaceId) {
     throw DomainError.notFound("Social account not found", "account_not_found");
@@ -70,7 +71,7 @@ export async function publishPost(s: SocialScope, late: LateClient, req: Publish
     content: req.content,
     media_url: mediaUrl,
     media_type: kind,
-    created_by: s.userId,
+    created_by: actingUser(s),
   };
   if (req.action === "schedule") {
     if (!req.scheduled_at) {
@@ -201,7 +202,8 @@ export async function sendPost(
 /**
  * One scheduler tick: claims the due posts in batches of `batch` and publishes each once, until
  * none is due or `budgetMs` has passed (the rest wait for the next minute's tick), so a backlog
- * drains faster than one batch a minute without a tick outliving its pg_net timeout.
+ * drains faster than one batch a minute without a tick outliving its pg_net timeout (the shared
+ * tick, scheduling/tick.ts).
  */
 export async function runDuePosts(
   service: SupabaseClient,
@@ -209,20 +211,21 @@ export async function runDuePosts(
   opts: { batch?: number; budgetMs?: number } = {},
 ) {
   const batch = opts.batch ?? 50;
-  const deadline = Date.now() + (opts.budgetMs ?? 20_000);
   // The provider's configuration first: a tick that cannot publish claims nothing.
   const client = late();
-  const posts: SendOutcome[] = [];
-  let claimedTotal = 0;
-  do {
-    const { data, error } = await service.rpc("social_claim_due_posts", { p_limit: batch });
-    if (error) throw DomainError.internal(`Could not claim the due posts: ${error.message}`);
-    const claimed = (data ?? []) as PostRow[];
-    claimedTotal += claimed.length;
-    for (const post of claimed) posts.push(await publishClaimed(service, client, post));
-    if (claimed.length < batch) break;
-  } while (Date.now() < deadline);
-  return { claimed: claimedTotal, posts };
+  const t = await runTick({
+    name: "social-publish",
+    now: new Date(),
+    claim: async () => {
+      const { data, error } = await service.rpc("social_claim_due_posts", { p_limit: batch });
+      if (error) throw DomainError.internal(`Could not claim the due posts: ${error.message}`);
+      return (data ?? []) as PostRow[];
+    },
+    run: (post) => publishClaimed(service, client, post),
+    batch,
+    budgetMs: opts.budgetMs ?? 20_000,
+  });
+  return { claimed: t.claimed.length, posts: t.results };
 }
 
 async function publishClaimed(

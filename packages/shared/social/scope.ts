@@ -1,5 +1,6 @@
 /**
- * Who may do what in the social functions, and the scope a handler hands to the domain code.
+ * Who may do what in the social functions, and the WorkspaceScope (auth/scope.ts) a handler
+ * hands to the domain code: always a signed-in user's (the service role is a 401 here).
  * Tenancy is the JWT's user and their role in workspace_members (requireWorkspaceRole):
  * outsiders get 404, members without the role 403.
  *
@@ -10,16 +11,8 @@
  * | list, analytics, insights, best time     | any member (viewer too)  |
  */
 import type { Context } from "hono";
-import {
-  db,
-  MEMBER_ROLES,
-  requireUser,
-  requireWorkspaceRole,
-  serviceDb,
-  type WorkspaceRoleName,
-  WRITER_ROLES,
-} from "../auth/context.ts";
-import type { SocialScope } from "./accounts.ts";
+import { MEMBER_ROLES, requireUser, type WorkspaceRoleName, WRITER_ROLES } from "../auth/context.ts";
+import { type WorkspaceScope, workspaceScope } from "../auth/scope.ts";
 
 export const ACCOUNT_ADMINS: readonly WorkspaceRoleName[] = ["owner", "admin"];
 export const PUBLISHERS: readonly WorkspaceRoleName[] = WRITER_ROLES;
@@ -30,8 +23,7 @@ export async function socialScope(
   workspaceId: string,
   roles: readonly WorkspaceRoleName[],
   what: string,
-): Promise<SocialScope> {
-  const who = requireUser(c);
-  await requireWorkspaceRole(c, workspaceId, roles, what);
-  return { workspaceId, userId: who.userId, db: db(c), service: serviceDb(c) };
+): Promise<WorkspaceScope> {
+  requireUser(c); // social actions are recorded as a user's (connected_by, created_by)
+  return await workspaceScope(c, workspaceId, roles, what);
 }

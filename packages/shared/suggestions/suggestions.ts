@@ -23,11 +23,17 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import type { z } from "zod";
 import { DomainError } from "../errors.ts";
+import { dbError } from "../supabase/postgrest.ts";
 import type { AnalyticsRequest, ClickRequest } from "./schemas.ts";
 
 async function call<T>(service: SupabaseClient, fn: string, args: Record<string, unknown>): Promise<T> {
-  const { data, error } = await service.rpc(fn, args);
-  if (error) throw DomainError.internal(`${fn} failed: ${error.message}`, "search_failed");
+  const { data, error, status } = await service.rpc(fn, args);
+  if (error) {
+    throw dbError(error, "Search", status, {
+      code: "search_failed",
+      message: `${fn} failed: ${error.message}`,
+    });
+  }
   return data as T;
 }
 

@@ -1,13 +1,14 @@
 /**
- * The one mapping of supabase-js (PostgREST) failures to HTTP errors, for edge functions and the
- * AI backend alike, so a constraint the database enforces reaches the client as the 4xx it is
- * (PostgREST's own choices: unique and foreign-key violations 409, bad values 400, RLS 403) and
- * only a real fault is a 500, logged, without internals in the answer.
+ * The data layer's one mapping of supabase-js (PostgREST) failures to DomainErrors, for edge
+ * functions and the AI backend alike, so a constraint the database enforces reaches the client as
+ * the 4xx it is (PostgREST's own choices: unique and foreign-key violations 409, bad values 400,
+ * RLS 403) and only a real fault is a 500, logged, without internals in the answer (unless the
+ * caller names its own fault, see dbError's `fault`).
  *
  * `what` names the resource ("Contact", "Job") in the messages: "Contact not found".
  */
-import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { HttpError } from "../http/errors.ts";
+import { DOMAIN_ERROR_STATUS, DomainError, type DomainErrorKind } from "../errors.ts";
+import type { ErrorCode } from "../error_codes.ts";
 
 export interface DbError {
   code?: string;
@@ -23,15 +24,31 @@ export interface DbResult<T> {
   count?: number | null;
 }
 
-/** The HttpError a PostgREST error stands for; `what` names the resource in 404/409 messages. */
-export function dbError(error: DbError, what = "Resource", status = 0): HttpError {
+/** A refusal's DomainError kind by its HTTP status (PostgREST's 4xx all have one; any other: invalid). */
+const KIND_BY_STATUS = new Map(
+  (Object.entries(DOMAIN_ERROR_STATUS) as [DomainErrorKind, number][]).map(([k, s]) => [s, k]),
+);
+
+/** How a caller's own fault (a 500 that is not a refusal) is said, instead of a logged db_error. */
+export interface DbFault {
+  code: ErrorCode;
+  message: string;
+}
+
+/**
+ * The DomainError a PostgREST error stands for; `what` names the resource in 404/409 messages,
+ * `status` is the response's. A fault (5xx, or an error with no status) is `db_error` "The
+ * database request failed" (logged), or `fault` when the caller gives one: a module whose fault
+ * has its own code (billing_failed ...) still answers refusals through this mapping.
+ */
+export function dbError(error: DbError, what = "Resource", status = 0, fault?: DbFault): DomainError {
   const details = { code: error.code, details: error.details ?? null, hint: error.hint ?? null };
   // The database API refused the request body as too large (the local /rest/v1 answers 413
   // PGRST102; a gateway in front of a hosted project answers 413): the write is too big for one
   // request, which is the caller's input, not a fault.
   if (status === 413 || (error.code === "PGRST102" && /too large/i.test(error.message))) {
-    return new HttpError(
-      413,
+    return new DomainError(
+      "too_large",
       "payload_too_large",
       `${what} is too large to write in one database request (${error.message}${
         error.details ? `: ${error.details}` : ""
@@ -41,11 +58,11 @@ export function dbError(error: DbError, what = "Resource", status = 0): HttpErro
   }
   switch (error.code) {
     case "PGRST116":
-      return HttpError.notFound(`${what} not found`);
+      return DomainError.notFound(`${what} not found`);
     case "23505":
-      return HttpError.conflict(`${what} already exists: ${error.details ?? error.message}`, details);
+      return DomainError.conflict(`${what} already exists: ${error.details ?? error.message}`, details);
     case "23503":
-      return HttpError.conflict(
+      return DomainError.conflict(
         `${what} refers to a row that does not exist or is still referenced`,
         details,
       );
@@ -57,20 +74,27 @@ export function dbError(error: DbError, what = "Resource", status = 0): HttpErro
     case "22001":
     case "22007":
     case "22008":
-      return new HttpError(400, "invalid_value", error.message, details);
+      return DomainError.invalid(error.message, details, "invalid_value");
     case "42501":
-      return HttpError.forbidden(error.message);
+      return DomainError.forbidden(error.message);
   }
   if (status >= 400 && status < 500) {
-    // PostgREST's own request errors (PGRST1xx) and mapped SQLSTATEs (PTxyz) keep their status.
-    return new HttpError(status as ContentfulStatusCode, "db_request_failed", error.message, details);
+    // PostgREST's own request errors (PGRST1xx) and mapped SQLSTATEs (PTxyz) keep their status
+    // when a kind has it.
+    return new DomainError(
+      KIND_BY_STATUS.get(status) ?? "invalid",
+      "db_request_failed",
+      error.message,
+      details,
+    );
   }
+  if (fault) return DomainError.internal(fault.message, fault.code);
   // A fault worth seeing in the logs; 4xx are the caller's input.
   console.error(`${what}: database request failed`, status, error);
-  return new HttpError(500, "db_error", "The database request failed");
+  return DomainError.internal("The database request failed", "db_error");
 }
 
-/** The rows of a successful call; throws the mapped HttpError otherwise. */
+/** The rows of a successful call; throws the mapped DomainError otherwise. */
 export function rows<T>(r: DbResult<T>, what?: string): T {
   if (r.error) throw failure(r, what);
   return r.data as T;
@@ -80,11 +104,11 @@ export function rows<T>(r: DbResult<T>, what?: string): T {
 export function one<T>(r: DbResult<T | T[]>, what = "Resource"): T {
   if (r.error) throw failure(r, what);
   const v = Array.isArray(r.data) ? r.data[0] : r.data;
-  if (v === null || v === undefined) throw HttpError.notFound(`${what} not found`);
+  if (v === null || v === undefined) throw DomainError.notFound(`${what} not found`);
   return v as T;
 }
 
-function failure(r: DbResult<unknown>, what?: string): HttpError {
+function failure(r: DbResult<unknown>, what?: string): DomainError {
   return dbError(r.error!, what, r.status ?? 0);
 }
 

@@ -10,9 +10,11 @@
  * Used by the flow scheduler (queue flow_runs) and the background-agent scheduler (agent_runs);
  * their migrations (20260221012100, 20260221012200) define the SQL half of each:
  * `<kind>_run_queue_read(p_vt, p_qty)`, `<kind>_run_begin(p_msg_id, p_read_ct, p_run_id)`,
- * `<kind>_run_queue_release(p_msg_ids, p_read_cts)`.
+ * `<kind>_run_queue_release(p_msg_ids, p_read_cts)`. The slice is the scheduled tick's time
+ * budget (scheduling/tick.ts).
  */
 import { DomainError } from "../errors.ts";
+import { timeBudget } from "../scheduling/tick.ts";
 import type { SupabaseClient } from "./clients.ts";
 
 export interface QueuedRun {
@@ -61,8 +63,8 @@ async function rpc<T>(service: SupabaseClient, fn: string, args: Record<string, 
 
 /** One worker run: batches until the queue is empty or the slice is used up. */
 export async function drainRunQueue<R>(o: DrainOptions<R>): Promise<DrainReport<R>> {
-  const started = performance.now();
-  const inSlice = () => performance.now() - started < o.sliceMs;
+  const slice = timeBudget(o.sliceMs);
+  const inSlice = () => slice.left();
   const report: DrainReport<R> = { read: 0, ran: [], skipped: 0, released: 0, errors: 0, durationMs: 0 };
   const label = `[${o.queue.kind}-run-worker]`;
   while (inSlice()) {
@@ -106,7 +108,7 @@ export async function drainRunQueue<R>(o: DrainOptions<R>): Promise<DrainReport<
       break;
     }
   }
-  report.durationMs = Math.round(performance.now() - started);
+  report.durationMs = Math.round(slice.elapsedMs());
   console.log(
     `${label} ${report.ran.length} run, ${report.skipped} skipped, ${report.released} let go, ` +
       `${report.errors} failed in ${report.durationMs} ms`,

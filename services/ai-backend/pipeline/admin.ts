@@ -1,11 +1,14 @@
 /**
- * What the admin job API reports about pipeline jobs: per-stage progress, statistics over all
- * jobs, the per-page view of a document and job deletion with its stored files. Read with the
- * service role (callers are platform admins, checked by the route group).
+ * What the admin job API (routes/admin_jobs.ts) reports about pipeline jobs: the job list and the
+ * active jobs, one job with its document, per-stage progress (also as server-sent events),
+ * statistics over all jobs, the per-page view and the products of a document, and job deletion
+ * with its stored files. Read with the service role (callers are platform admins, checked by the
+ * route group). It stays beside the pipeline because it reads the pipeline's stages and
+ * checkpoints (config.ts, extract.ts).
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "@shared/errors.ts";
-import { readPages } from "@shared/supabase/postgrest.ts";
+import { readPages, rows } from "@shared/supabase/postgrest.ts";
 import { PROGRESS, STAGES } from "./config.ts";
 import { check, type JobRow } from "./context.ts";
 import type { ExtractOutput } from "./extract.ts";
@@ -15,6 +18,92 @@ export async function jobOr404(db: SupabaseClient, jobId: string): Promise<JobRo
   const job = check(await db.from("ai_jobs").select("*").eq("id", jobId).maybeSingle(), "Reading the job");
   if (!job) throw new DomainError("not_found", "not_found", "Job not found");
   return job as JobRow & Record<string, unknown>;
+}
+
+export const JOB_STATUSES = ["pending", "processing", "completed", "failed", "cancelled"] as const;
+
+/** All jobs, newest first, optionally of one status, with the total count. */
+export async function listJobs(
+  db: SupabaseClient,
+  q: { status?: typeof JOB_STATUSES[number]; limit: number; offset: number },
+) {
+  let query = db.from("ai_jobs").select("*", { count: "exact" }).order("created_at", { ascending: false })
+    .range(q.offset, q.offset + q.limit - 1);
+  if (q.status) query = query.eq("status", q.status);
+  const res = await query;
+  const jobs = rows(res, "Job");
+  return { jobs, total: res.count ?? jobs.length, limit: q.limit, offset: q.offset };
+}
+
+/** The jobs processing now, oldest start first, each as its status. */
+export async function activeJobs(db: SupabaseClient) {
+  const jobs = rows(
+    await db.from("ai_jobs").select("*").eq("status", "processing").order("started_at"),
+    "Job",
+  ) as (JobRow & Record<string, unknown>)[];
+  return { jobs: jobs.map(jobStatus) };
+}
+
+/** One job (404 unless it exists) with its stage-by-stage progress and its document row. */
+export async function jobDetail(db: SupabaseClient, jobId: string) {
+  const job = await jobOr404(db, jobId);
+  const document = job.document_id
+    ? rows(
+      await db.from("pipeline_documents").select("*").eq("id", job.document_id).maybeSingle(),
+      "Document",
+    )
+    : null;
+  return { job_id: job.id, ...job, progress_detail: await jobProgress(db, job), document };
+}
+
+/**
+ * The job's progress as a server-sent events body: one `progress` event, then `done` once it has
+ * stopped. One snapshot per request: the stream closes after it (clients reconnect, as SSE does,
+ * with the retry interval given), so no connection is held open while a job runs.
+ */
+export async function jobProgressEvents(db: SupabaseClient, jobId: string): Promise<string> {
+  const job = await jobOr404(db, jobId);
+  const snapshot = await jobProgress(db, job);
+  const terminal = ["completed", "failed", "cancelled"].includes(job.status);
+  return `retry: 2000\nevent: progress\ndata: ${JSON.stringify(snapshot)}\n\n` +
+    (terminal ? `event: done\ndata: ${JSON.stringify({ job_id: job.id, status: job.status })}\n\n` : "");
+}
+
+/** The products found in the job's document, each with how many chunks belong to it. */
+export async function jobProducts(db: SupabaseClient, jobId: string) {
+  const job = await jobOr404(db, jobId);
+  const documentId = job.document_id;
+  // Every product and every chunk's product, paged (a single read stops at max_rows).
+  const products = documentId
+    ? rows(
+      await readPages<{ id: string }>(() =>
+        db.from("pipeline_products").select("*").eq("document_id", documentId).order("page_start").order("id")
+      ),
+      "Product",
+    )
+    : [];
+  const chunkCount = new Map<string, number>();
+  if (documentId) {
+    const chunks = rows(
+      await readPages<{ product_id: string }>(() =>
+        db.from("document_chunks").select("id, product_id").eq("document_id", documentId)
+          .not("product_id", "is", null).order("id")
+      ),
+      "Chunk",
+    );
+    for (const ch of chunks) chunkCount.set(ch.product_id, (chunkCount.get(ch.product_id) ?? 0) + 1);
+  }
+  return {
+    job_id: job.id,
+    products: products.map((p) => ({ ...p, chunk_count: chunkCount.get(p.id) ?? 0 })),
+  };
+}
+
+/** Deletes a job by id (404 unless it exists; 409 while it runs); see deleteJob. */
+export async function deleteJobById(db: SupabaseClient, jobId: string) {
+  const job = await jobOr404(db, jobId);
+  const out = await deleteJob(db, job);
+  return { job_id: job.id, deleted: true, ...out };
 }
 
 export function jobStatus(job: JobRow & Record<string, unknown>) {
@@ -28,6 +117,16 @@ export function jobStatus(job: JobRow & Record<string, unknown>) {
     message: job.message,
     error: job.error,
   };
+}
+
+/** A job's status by id (404 unless it exists). */
+export async function jobStatusById(db: SupabaseClient, jobId: string) {
+  return jobStatus(await jobOr404(db, jobId));
+}
+
+/** A job's stage-by-stage progress by id (404 unless it exists). */
+export async function jobProgressById(db: SupabaseClient, jobId: string) {
+  return jobProgress(db, await jobOr404(db, jobId));
 }
 
 /** The job's progress with every stage's range and whether its checkpoint exists. */
@@ -84,8 +183,12 @@ export async function jobStatistics(db: SupabaseClient) {
   };
 }
 
-/** Per page of the job's document: text size, index page or not, its product, chunks and images. */
+/**
+ * Per page of the job's document (404 unless the job exists): text size, index page or not, its
+ * product, chunks and images.
+ */
 export async function jobPages(db: SupabaseClient, jobId: string) {
+  await jobOr404(db, jobId);
   const cp = check(
     await db.from("ai_job_checkpoints").select("output").eq("job_id", jobId).eq("stage", "extract")
       .maybeSingle(),

@@ -13,7 +13,8 @@
 import { z } from "zod";
 import { encodeBase64 } from "./base64.ts";
 import { encodePng } from "./png.ts";
-import { IMAGE_CATEGORIES, keptCategories } from "./config.ts";
+import { keptCategories } from "./config.ts";
+import { IMAGE_CATEGORIES } from "@shared/ai_services/config.ts";
 import type { StageContext } from "./context.ts";
 import type { ExtractedImage } from "./extract.ts";
 

@@ -10,7 +10,8 @@ import type { SupabaseClient } from "@supabase/supabase-js";
 import type { Llm } from "@shared/llm/mod.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import type { ImageEmbeddingProvider } from "@shared/embeddings/image.ts";
-import type { AiConfig, PipelineOptions } from "./config.ts";
+import type { PipelineOptions } from "./config.ts";
+import type { AiConfig } from "@shared/ai_services/config.ts";
 import type { ParsedPdf } from "./document.ts";
 import type { PromptKey } from "./prompts.ts";
 

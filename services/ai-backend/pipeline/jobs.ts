@@ -6,7 +6,7 @@
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { DomainError } from "@shared/errors.ts";
 import { safeFileName } from "@shared/storage/paths.ts";
-import type { BackendConfig } from "../config.ts";
+import { type BackendConfig, settingsOf } from "../config.ts";
 import type { PipelineOptions } from "./config.ts";
 import type { PipelineDeps } from "./run.ts";
 import type { JobRow } from "./context.ts";
@@ -17,7 +17,7 @@ export function pipelineDeps(cfg: BackendConfig, service: SupabaseClient): Pipel
   return {
     db: service,
     textEmbeddings: cfg.embeddings,
-    secrets: cfg.secrets ?? ((n) => Deno.env.get(n)),
+    secrets: settingsOf(cfg),
   };
 }
 

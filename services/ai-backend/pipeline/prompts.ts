@@ -1,7 +1,7 @@
 /**
  * The pipeline's prompts: every system prompt a stage sends to the language model, keyed by
  * (stage, category), stored in public.ai_prompts (seeded with the texts below by
- * 20260208000100_admin_prompts.sql) and editable by platform admins (routes/admin_prompts.ts),
+ * 20260208000100_admin_prompts.sql) and editable by platform admins (@shared/admin/prompts.ts),
  * each edit keeping the previous version in public.ai_prompt_history.
  *
  * A run reads the table once, lazily, the first time a stage asks for a prompt (a run that only
@@ -14,8 +14,8 @@
  * rows equal them, so the two cannot drift apart.
  */
 import type { SupabaseClient } from "@supabase/supabase-js";
-import type { CallRecord, Llm } from "@shared/llm/mod.ts";
-import { IMAGE_CATEGORIES } from "./config.ts";
+import type { PromptCatalog } from "@shared/admin/prompts.ts";
+import { DEFAULT_AI_CONFIG, IMAGE_CATEGORIES } from "@shared/ai_services/config.ts";
 
 export interface PromptDefault {
   stage: string;
@@ -121,48 +121,17 @@ export function promptReader(db: SupabaseClient): (key: PromptKey) => Promise<st
   };
 }
 
-export interface PromptTestRequest {
-  system: string;
-  input: string;
-  model: string;
-  maxTokens: number;
-}
-
-export interface PromptTestResult {
-  output: string;
-  model: string;
-  stop_reason: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  latency_ms: number;
-}
-
 /**
- * Sends a prompt with sample input to the language model as a text call (the prompt as the system
- * prompt, the input as the one user message) and answers the model's text with its usage and the
- * time it took. `onCall` gets the call's record (also when it fails); a failure is the model
- * layer's `model_unavailable`.
+ * The pipeline's prompts as the admin prompt module (@shared/admin/prompts.ts) sees them: each
+ * (stage, category)'s code default, and the model and max_tokens a test sends it with (those of
+ * its stage in DEFAULT_AI_CONFIG; a draft with no stored prompt goes to the discovery model).
  */
-export async function testPrompt(
-  llm: Llm,
-  req: PromptTestRequest,
-  onCall: (r: CallRecord) => void,
-): Promise<PromptTestResult> {
-  const started = performance.now();
-  const out = await llm.text({
-    model: req.model,
-    system: req.system,
-    prompt: [{ type: "text", text: req.input }],
-    maxTokens: req.maxTokens,
-    purpose: "Prompt test",
-    onCall,
-  });
-  return {
-    output: out.text,
-    model: out.model,
-    stop_reason: out.stopReason,
-    input_tokens: out.usage.input_tokens,
-    output_tokens: out.usage.output_tokens,
-    latency_ms: Math.round(performance.now() - started),
-  };
-}
+export const PROMPT_CATALOG: PromptCatalog = {
+  defaultText: (stage, category) => promptDefault(stage, category)?.prompt_text,
+  testModel: (stored) => {
+    const d = stored ? promptDefault(stored.stage, stored.category) : undefined;
+    return d
+      ? { model: DEFAULT_AI_CONFIG[d.model_field], maxTokens: DEFAULT_AI_CONFIG[d.max_tokens_field] }
+      : { model: DEFAULT_AI_CONFIG.discovery_model, maxTokens: 1024 };
+  },
+};

@@ -16,14 +16,8 @@ import { DomainError } from "@shared/errors.ts";
 import { isModelError, llmFromEnv, type Settings } from "@shared/llm/mod.ts";
 import type { EmbeddingProvider } from "@shared/embeddings/provider.ts";
 import { type ImageEmbeddingProvider, LocalImageEmbeddings } from "@shared/embeddings/image.ts";
-import {
-  pipelineOptionsSchema,
-  PROGRESS,
-  resolveAiConfig,
-  type Stage,
-  STAGE_LIMITS,
-  STAGES,
-} from "./config.ts";
+import { pipelineOptionsSchema, PROGRESS, type Stage, STAGE_LIMITS, STAGES } from "./config.ts";
+import { resolveAiConfig } from "@shared/ai_services/config.ts";
 import { check, type JobRow, type StageContext } from "./context.ts";
 import { type ParsedPdf, parsePdf } from "./document.ts";
 import { extract, type ExtractOutput } from "./extract.ts";

@@ -24,58 +24,22 @@
  *        it is sent as. A text call through the model layer (@shared/llm). Nothing but the test
  *        record (ai_prompt_tests) is written. A model failure is 502 `model_unavailable` and is
  *        recorded too; no provider configured is 503 `model_unavailable` (nothing recorded).
+ * Domain: @shared/admin/prompts.ts (the pipeline's catalogue: pipeline/prompts.ts PROMPT_CATALOG).
  * Prompt objects: {id, stage, category, name, description, prompt_text, version, updated_by,
  * updated_at, change_reason, created_at, is_default (the text equals the code default)}.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { platformRoles, requireAuthenticated, serviceDb } from "@shared/auth/context.ts";
-import { type CallRecord, isModelError } from "@shared/llm/mod.ts";
-import { HttpError } from "@shared/http/errors.ts";
-import { rows } from "@shared/supabase/postgrest.ts";
-import type { TablesInsert } from "@shared/supabase/types.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { type Ctx, router } from "../env.ts";
-import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
-import { backendLlm } from "../ai/models.ts";
-import { promptDefault, testPrompt } from "../pipeline/prompts.ts";
+import { getPrompt, listPrompts, promptHistory, runPromptTest, updatePrompt } from "@shared/admin/prompts.ts";
+import { router } from "../env.ts";
+import { backendLlm } from "../deps.ts";
+import { PROMPT_CATALOG } from "../pipeline/prompts.ts";
 
 const tags = ["Admin prompts"];
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "lowercase letters, digits, - and _");
 const keyParams = z.object({ stage: slug, category: slug });
-
-interface PromptRow {
-  id: string;
-  stage: string;
-  category: string;
-  prompt_text: string;
-  version: number;
-  [k: string]: unknown;
-}
-
-const view = (p: PromptRow) => ({
-  ...p,
-  is_default: promptDefault(p.stage, p.category)?.prompt_text === p.prompt_text,
-});
-
-async function promptByKey(c: Ctx, stage: string, category: string): Promise<PromptRow> {
-  const row = rows(
-    await serviceDb(c).from("ai_prompts").select("*").eq("stage", stage).eq("category", category)
-      .maybeSingle(),
-    "Prompt",
-  ) as PromptRow | null;
-  if (!row) throw HttpError.notFound(`No prompt for stage ${stage}, category ${category}`);
-  return row;
-}
-
-async function promptById(c: Ctx, id: string): Promise<PromptRow> {
-  const row = rows(
-    await serviceDb(c).from("ai_prompts").select("*").eq("id", id).maybeSingle(),
-    "Prompt",
-  ) as PromptRow | null;
-  if (!row) throw HttpError.notFound("Prompt not found");
-  return row;
-}
 
 const updateBody = z.object({
   prompt_text: z.string().trim().min(1).max(20_000),
@@ -111,13 +75,7 @@ export function adminPromptRoutes() {
       request: { query: z.object({ stage: slug.optional() }) },
       responses: { ...okJson("{prompts: [Prompt], total}"), ...errorResponses },
     }),
-    async (c) => {
-      const { stage } = c.req.valid("query");
-      let q = serviceDb(c).from("ai_prompts").select("*").order("stage").order("category");
-      if (stage) q = q.eq("stage", stage);
-      const list = (rows(await q, "Prompt") as PromptRow[]).map(view);
-      return c.json({ prompts: list, total: list.length }, 200);
-    },
+    async (c) => c.json(await listPrompts(serviceDb(c), PROMPT_CATALOG, c.req.valid("query").stage), 200),
   );
 
   app.openapi(
@@ -131,7 +89,7 @@ export function adminPromptRoutes() {
     }),
     async (c) => {
       const { stage, category } = c.req.valid("param");
-      return c.json({ prompt: view(await promptByKey(c, stage, category)) }, 200);
+      return c.json(await getPrompt(serviceDb(c), PROMPT_CATALOG, stage, category), 200);
     },
   );
 
@@ -145,24 +103,12 @@ export function adminPromptRoutes() {
       responses: { ...okJson("{prompt, changed, previous_version}"), ...errorResponses },
     }),
     async (c) => {
-      const { stage, category } = c.req.valid("param");
-      const body = c.req.valid("json");
+      const key = c.req.valid("param");
       const who = requireAuthenticated(c);
-      const out = rows(
-        await serviceDb(c).rpc("admin_update_prompt", {
-          p_stage: stage,
-          p_category: category,
-          p_prompt_text: body.prompt_text,
-          // postgres-meta types function arguments as non-null; this function takes null for "no
-          // description" and for the service role (no user), so both are widened here.
-          p_description: (body.description ?? null) as string,
-          p_change_reason: body.change_reason,
-          p_user: who.userId as string,
-        }),
-        "Prompt",
-      ) as { prompt: PromptRow; changed: boolean; previous_version: number | null } | null;
-      if (!out) throw HttpError.notFound(`No prompt for stage ${stage}, category ${category}`);
-      return c.json({ ...out, prompt: view(out.prompt) }, 200);
+      return c.json(
+        await updatePrompt(serviceDb(c), PROMPT_CATALOG, key, c.req.valid("json"), who.userId),
+        200,
+      );
     },
   );
 
@@ -175,24 +121,7 @@ export function adminPromptRoutes() {
       request: { params: idParam("prompt_id") },
       responses: { ...okJson("{prompt_id, stage, category, current_version, history}"), ...errorResponses },
     }),
-    async (c) => {
-      const prompt = await promptById(c, c.req.valid("param").prompt_id);
-      const history = rows(
-        await serviceDb(c).from("ai_prompt_history")
-          .select(
-            "id, version, prompt_text, description, created_by, created_at, change_reason, replaced_by, replaced_at",
-          )
-          .eq("prompt_id", prompt.id).order("version", { ascending: false }),
-        "Prompt history",
-      );
-      return c.json({
-        prompt_id: prompt.id,
-        stage: prompt.stage,
-        category: prompt.category,
-        current_version: prompt.version,
-        history,
-      }, 200);
-    },
+    async (c) => c.json(await promptHistory(serviceDb(c), c.req.valid("param").prompt_id), 200),
   );
 
   app.openapi(
@@ -210,67 +139,15 @@ export function adminPromptRoutes() {
       },
     }),
     async (c) => {
-      const body = c.req.valid("json");
       const who = requireAuthenticated(c);
-      const stored = body.prompt_id
-        ? await promptById(c, body.prompt_id)
-        : body.stage && body.category
-        ? await promptByKey(c, body.stage, body.category)
-        : null;
-      const defaults = stored ? promptDefault(stored.stage, stored.category) : undefined;
-      const system = body.prompt_text ?? stored!.prompt_text;
-      const model = body.model ??
-        (defaults ? DEFAULT_AI_CONFIG[defaults.model_field] : DEFAULT_AI_CONFIG.discovery_model);
-      const maxTokens = body.max_tokens ?? (defaults ? DEFAULT_AI_CONFIG[defaults.max_tokens_field] : 1024);
-      const prompt = {
-        source: body.prompt_text ? "given" : "stored",
-        prompt_id: stored?.id ?? null,
-        stage: stored?.stage ?? null,
-        category: stored?.category ?? null,
-        version: body.prompt_text ? null : stored?.version ?? null,
-      };
-      const llm = backendLlm(c);
-      llm.assertConfigured("Prompt test");
-      const record = async (
-        r: Pick<
-          TablesInsert<"ai_prompt_tests">,
-          "latency_ms" | "ok" | "error" | "output" | "input_tokens" | "output_tokens"
-        >,
-      ) =>
-        (rows(
-          await serviceDb(c).from("ai_prompt_tests").insert({
-            prompt_id: prompt.prompt_id,
-            prompt_version: prompt.version,
-            stage: prompt.stage,
-            category: prompt.category,
-            prompt_text: system,
-            input: body.input,
-            model: llm.modelId(model),
-            tested_by: who.userId,
-            ...r,
-          }).select("id").single(),
-          "Prompt test",
-        ) as { id: string }).id;
-      let last: CallRecord | null = null;
-      try {
-        const out = await testPrompt(llm, { system, input: body.input, model, maxTokens }, (r) => {
-          last = r;
-        });
-        const test_id = await record({
-          output: out.output,
-          input_tokens: out.input_tokens,
-          output_tokens: out.output_tokens,
-          latency_ms: out.latency_ms,
-          ok: true,
-        });
-        return c.json({ test_id, ...out, prompt }, 200);
-      } catch (err) {
-        const failed = last as CallRecord | null;
-        if (isModelError(err) && failed) {
-          await record({ latency_ms: failed.latency_ms, ok: false, error: err.message.slice(0, 2000) });
-        }
-        throw err;
-      }
+      const out = await runPromptTest(
+        serviceDb(c),
+        backendLlm(c),
+        PROMPT_CATALOG,
+        c.req.valid("json"),
+        who.userId,
+      );
+      return c.json(out, 200);
     },
   );
 

@@ -1,6 +1,7 @@
 /**
  * The Admin group's system and data actions (platform admins and the service role; anyone else
- * 403). Domain code: pipeline/admin_system.ts. The spec shows no shapes; these are ours:
+ * 403). Domain code: one module per concern in @shared/admin/ (health, metrics, export, packages,
+ * cleanup, backup, test_product, ocr, product_embeddings). The spec shows no shapes; these are ours:
  *
  *   GET    /api/admin/system/health      -> {status: healthy|degraded|unhealthy, checks: {database,
  *          storage, llm, embeddings, job_queue}, timestamp}; 503 when the database is unreachable
@@ -41,26 +42,33 @@ import {
 import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { validate } from "@shared/http/validate.ts";
-import { llmFromEnv } from "@shared/llm/mod.ts";
+import { BACKUP_TABLES, backupWorkspace } from "@shared/admin/backup.ts";
+import { cleanupData, type CleanupRules } from "@shared/admin/cleanup.ts";
+import { exportPipelineData } from "@shared/admin/export.ts";
+import { systemHealth } from "@shared/admin/health.ts";
+import { systemMetrics } from "@shared/admin/metrics.ts";
+import { processOcr } from "@shared/admin/ocr.ts";
+import { packagesStatus } from "@shared/admin/packages.ts";
+import { generateProductEmbeddings } from "@shared/admin/product_embeddings.ts";
+import { testProductCreation } from "@shared/admin/test_product.ts";
+import { backendLlm, settings } from "../deps.ts";
 import { type Ctx, router } from "../env.ts";
-import { DEFAULT_AI_CONFIG } from "../pipeline/config.ts";
+import { STAGE_LIMITS } from "../pipeline/config.ts";
+import { DEFAULT_AI_CONFIG } from "@shared/ai_services/config.ts";
 import { promptReader } from "../pipeline/prompts.ts";
-import {
-  BACKUP_TABLES,
-  backupWorkspace,
-  cleanupData,
-  exportPipelineData,
-  generateProductEmbeddings,
-  packagesStatus,
-  processOcr,
-  systemHealth,
-  systemMetrics,
-  testProductCreation,
-} from "../pipeline/admin_system.ts";
 
 const tags = ["Admin system"];
 
-const secrets = (c: Ctx) => c.get("cfg").secrets ?? ((n: string) => Deno.env.get(n));
+/** The body as JSON, or undefined when it is empty; a body that is not JSON is 400. */
+async function optionalJson(c: Ctx): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw HttpError.badRequest("The body must be valid JSON");
+  }
+}
 
 const cleanupSchema = z.object({
   dry_run: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).default(true),
@@ -68,6 +76,14 @@ const cleanupSchema = z.object({
   orphan_grace_minutes: z.coerce.number().int().min(0).max(525_600).default(60),
   limit: z.coerce.number().int().min(1).max(1000).default(500),
 }).strict();
+
+/** The cleanup rules of the query merged with a JSON body; 400 `bad_request` naming the first problem. */
+function cleanupRules(input: unknown): CleanupRules {
+  const parsed = cleanupSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const i = parsed.error.issues[0];
+  throw HttpError.badRequest(`${i?.path.join(".") || "body"}: ${i?.message}`, parsed.error.issues);
+}
 
 const workspaceBody = z.object({ workspace_id: z.uuid() }).strict();
 const ocrBody = z.strictObject({ model: z.string().trim().min(1).max(200).optional() });
@@ -98,13 +114,12 @@ export function adminSystemRoutes() {
       },
     }),
     async (c) => {
-      const s = secrets(c);
       const body = await systemHealth({
         db: serviceDb(c),
         embeddings: c.get("cfg").embeddings,
-        secrets: s,
-        llm: llmFromEnv(s),
+        llm: backendLlm(c),
         llmModel: DEFAULT_AI_CONFIG.discovery_model,
+        staleAfterMs: 3 * STAGE_LIMITS.heartbeatMs,
       });
       return body.status === "unhealthy" ? c.json(body, 503) : c.json(body, 200);
     },
@@ -155,7 +170,7 @@ export function adminSystemRoutes() {
       summary: "The npm packages and versions the backend runs with, the runtime, configured providers",
       responses: { ...okJson("{runtime, packages, lock, providers}"), ...errorResponses },
     }),
-    async (c) => c.json(await packagesStatus(c.get("cfg").embeddings, secrets(c)), 200),
+    async (c) => c.json(await packagesStatus(c.get("cfg").embeddings, settings(c)), 200),
   );
 
   app.openapi(
@@ -173,23 +188,11 @@ export function adminSystemRoutes() {
       },
     }),
     async (c) => {
-      let input: unknown = c.req.query();
-      if ((c.req.header("content-type") ?? "").includes("json")) {
-        const text = await c.req.text();
-        if (text.trim()) {
-          try {
-            input = { ...c.req.query(), ...JSON.parse(text) };
-          } catch {
-            throw HttpError.badRequest("The body must be valid JSON");
-          }
-        }
-      }
-      const parsed = cleanupSchema.safeParse(input);
-      if (!parsed.success) {
-        const i = parsed.error.issues[0];
-        throw HttpError.badRequest(`${i?.path.join(".") || "body"}: ${i?.message}`, parsed.error.issues);
-      }
-      return c.json(await cleanupData(serviceDb(c), parsed.data), 200);
+      const json = (c.req.header("content-type") ?? "").includes("json") ? await optionalJson(c) : undefined;
+      const input = json === undefined
+        ? c.req.query()
+        : { ...c.req.query(), ...json as Record<string, unknown> };
+      return c.json(await cleanupData(serviceDb(c), cleanupRules(input)), 200);
     },
   );
 
@@ -261,28 +264,13 @@ export function adminSystemRoutes() {
     }),
     async (c) => {
       const { image_id } = c.req.valid("param");
-      let model: string = DEFAULT_AI_CONFIG.classification_primary_model;
-      const text = await c.req.text();
-      if (text.trim()) {
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw HttpError.badRequest("The body must be valid JSON");
-        }
-        model = validate(ocrBody, body).model ?? model;
-      }
-      const s = secrets(c);
+      const body = await optionalJson(c);
+      const model = (body === undefined ? undefined : validate(ocrBody, body).model) ??
+        DEFAULT_AI_CONFIG.classification_primary_model;
       const service = serviceDb(c);
+      const deps = { db: service, llm: backendLlm(c), prompt: promptReader(service) };
       return c.json(
-        await processOcr(
-          service,
-          llmFromEnv(s),
-          promptReader(service),
-          image_id,
-          model,
-          DEFAULT_AI_CONFIG.metadata_max_tokens,
-        ),
+        await processOcr(deps, image_id, model, DEFAULT_AI_CONFIG.metadata_max_tokens),
         200,
       );
     },

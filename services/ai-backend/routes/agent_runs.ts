@@ -18,17 +18,17 @@ import { caller, serviceDb } from "@shared/auth/context.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
 import { executeRun, loadAgent, loadRun, type RunDeps } from "@shared/background_agents/mod.ts";
 import { llmFromEnv } from "@shared/llm/mod.ts";
-import { settings } from "../ai/models.ts";
-import { type Ctx, router } from "../env.ts";
+import { type BackendConfig, settingsOf } from "../config.ts";
+import { router } from "../env.ts";
 
 const tags = ["Background agents"];
 
-function backendDeps(c: Ctx): RunDeps {
-  const cfg = c.get("cfg");
-  const secrets = settings(c);
+/** The run's dependencies in this process: chained runs go back to background-agent-runner. */
+function backendDeps(cfg: BackendConfig, service: RunDeps["service"]): RunDeps {
+  const secrets = settingsOf(cfg);
   const key = cfg.supabase.serviceRoleKey;
   return {
-    service: serviceDb(c),
+    service,
     delegate: null,
     startChained: (runs) => {
       for (const { id: runId, agent_id } of runs) {
@@ -76,7 +76,7 @@ export function agentRunRoutes() {
       if (run.status !== "processing") throw HttpError.conflict(`The run is ${run.status}, not processing`);
       const agent = await loadAgent(service, run.agent_id);
       if (!agent) throw HttpError.notFound("Agent not found");
-      const deps = backendDeps(c);
+      const deps = backendDeps(c.get("cfg"), service);
       executeRun(deps, agent, run).catch((err) => console.error(`agent-runs: run ${run_id} crashed`, err));
       return c.json({ run_id, status: "processing", accepted: true }, 202);
     },

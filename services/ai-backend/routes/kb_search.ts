@@ -5,17 +5,19 @@
  * search_knowledge_base answers `chunks` (the spec: "Response: chunks as in Resources"), the same
  * member through the gateway (`data.chunks`). With category_slug pricing, search_knowledge_base
  * is the quick-pick mode: no language model, chunks with exactly the spec's seven fields, ordered
- * by relevance_score.
+ * by relevance_score. Domain: packages/shared/kb/knowledge_base.ts.
  *
- * Pricing data (the Pricing category, admin-level categories, price_doc_type filters) is for
- * owners and admins of the workspace: a member gets 403, an outsider 404.
+ * Any member of the workspace may search (outsiders 404); pricing data (the Pricing category,
+ * admin-level categories, price_doc_type filters) is for owners and admins: a member gets 403.
  */
 import { createRoute } from "@hono/zod-openapi";
+import { workspaceScope } from "@shared/auth/scope.ts";
 import { kbSearchSchema, searchKnowledgeBaseSchema } from "@shared/kb/schemas.ts";
-import { allowedAccessLevels, isQuickPick, toQuickPick, toSearchHit } from "@shared/kb/search.ts";
-import { router } from "../env.ts";
-import { hybridSearch, searchKnowledgeBase } from "../kb/knowledge_base.ts";
+import { kbSearch, knowledgeBase } from "@shared/kb/knowledge_base.ts";
 import { errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { router } from "../env.ts";
+
+const tags = ["Knowledge base"];
 
 export function kbSearchRoutes() {
   const app = router();
@@ -24,7 +26,7 @@ export function kbSearchRoutes() {
     createRoute({
       method: "post",
       path: "/api/kb/search",
-      tags: ["Knowledge base"],
+      tags,
       summary: "Hybrid (vector + full text) search of KB chunks with category, type and access filters",
       request: jsonBody(kbSearchSchema),
       responses: {
@@ -34,18 +36,8 @@ export function kbSearchRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const rows = await hybridSearch(c, {
-        workspace_id: body.workspace_id,
-        query: body.query,
-        limit: body.limit,
-        threshold: body.match_threshold,
-        category_id: body.category_id,
-        category_slug: body.category_slug,
-        price_doc_type: body.price_doc_type,
-        require_published: body.require_published,
-        access_levels: body.allowed_access_levels ?? null,
-      });
-      return c.json({ query: body.query, results: rows.map(toSearchHit), total_results: rows.length }, 200);
+      const scope = await workspaceScope(c, body.workspace_id);
+      return c.json(await kbSearch(scope, c.get("cfg").embeddings, body), 200);
     },
   );
 
@@ -53,7 +45,7 @@ export function kbSearchRoutes() {
     createRoute({
       method: "post",
       path: "/api/rag/search/knowledge-base",
-      tags: ["Knowledge base"],
+      tags,
       summary: "search_knowledge_base; with category_slug pricing the quick-pick mode (no language model)",
       request: jsonBody(searchKnowledgeBaseSchema),
       responses: {
@@ -65,29 +57,8 @@ export function kbSearchRoutes() {
     }),
     async (c) => {
       const body = c.req.valid("json");
-      if (isQuickPick(body.category_slug)) {
-        // Quick pick: the Pricing category's KB chunks only, with exactly the spec's fields.
-        const rows = await hybridSearch(c, {
-          workspace_id: body.workspace_id,
-          query: body.query,
-          limit: body.top_k,
-          threshold: body.similarity_threshold,
-          category_slug: body.category_slug,
-          category_id: body.category_id,
-          price_doc_type: body.price_doc_type,
-          require_published: false,
-          access_levels: allowedAccessLevels(body.caller, undefined),
-        });
-        const skipped = body.search_types.filter((t) => t !== "kb_docs");
-        return c.json({
-          mode: "quick_pick",
-          query: body.query,
-          chunks: rows.map(toQuickPick),
-          total_results: rows.length,
-          ...(skipped.length ? { skipped_search_types: skipped } : {}),
-        }, 200);
-      }
-      return c.json(await searchKnowledgeBase(c, body), 200);
+      const scope = await workspaceScope(c, body.workspace_id);
+      return c.json(await knowledgeBase(scope, c.get("cfg").embeddings, body), 200);
     },
   );
 

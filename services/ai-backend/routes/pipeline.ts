@@ -4,47 +4,31 @@
  * finished job), resume and restart of a job (an upload-async job is picked up by resume), its
  * checkpoints, and each stage on its own at /api/internal/<stage>/{job_id} (platform admins and
  * the service role: they act on any job). The caller's right to a job is its RLS read; the run
- * itself uses the service role.
+ * itself uses the service role. Domain: pipeline/job_control.ts, pipeline/jobs.ts, pipeline/run.ts.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import { HttpError } from "@shared/http/errors.ts";
 import { db, platformRoles, requireUser, requireWorkspaceRole, serviceDb } from "@shared/auth/context.ts";
-import { readPages, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponse, errorResponses, idParam, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { router } from "../env.ts";
 import type { Ctx } from "../env.ts";
-import { decodeBase64 } from "../kb/pdf.ts";
-import { aiConfigInput, INTERNAL_STAGES, pipelineOptionsSchema, STAGES } from "../pipeline/config.ts";
-import { readJob, runJob } from "../pipeline/run.ts";
+import { decodeBase64 } from "@shared/kb/pdf.ts";
+import { INTERNAL_STAGES, pipelineOptionsSchema, STAGES } from "../pipeline/config.ts";
+import { aiConfigInput } from "@shared/ai_services/config.ts";
+import { runJob } from "../pipeline/run.ts";
 import { createUploadJob, jobView, pipelineDeps } from "../pipeline/jobs.ts";
 import type { JobRow } from "../pipeline/context.ts";
+import {
+  type CallFilter,
+  jobCheckpoints,
+  jobModelCalls,
+  restartJob,
+  resumeJob,
+  runOneStage,
+} from "../pipeline/job_control.ts";
 
 const tags = ["RAG pipeline"];
-
-interface ModelCallRow {
-  stage: string;
-  model: string;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  latency_ms: number;
-  ok: boolean;
-}
-
-function summarise(calls: ModelCallRow[]) {
-  const sum = (list: ModelCallRow[]) => ({
-    calls: list.length,
-    failed: list.filter((x) => !x.ok).length,
-    input_tokens: list.reduce((a, x) => a + (x.input_tokens ?? 0), 0),
-    output_tokens: list.reduce((a, x) => a + (x.output_tokens ?? 0), 0),
-    latency_ms: list.reduce((a, x) => a + x.latency_ms, 0),
-  });
-  const group = (key: "stage" | "model") =>
-    Object.fromEntries(
-      [...new Set(calls.map((x) => x[key]))].map((k) => [k, sum(calls.filter((x) => x[key] === k))]),
-    );
-  return { totals: sum(calls), by_stage: group("stage"), by_model: group("model") };
-}
 
 const uploadBody = pipelineOptionsSchema.partial().extend({
   pdf_base64: z.string().min(1),
@@ -52,14 +36,8 @@ const uploadBody = pipelineOptionsSchema.partial().extend({
   workspace_id: z.uuid().optional(),
 }).strict();
 
-/** The job as the caller may see it (RLS), or 404. */
-async function visibleJob(c: Ctx, jobId: string): Promise<JobRow> {
-  const job = rows(await db(c).from("ai_jobs").select("*").eq("id", jobId).maybeSingle(), "Job") as
-    | JobRow
-    | null;
-  if (!job) throw HttpError.notFound("Job not found");
-  return job;
-}
+/** The pipeline's dependencies from the backend's config, running as the service role. */
+const deps = (c: Ctx) => pipelineDeps(c.get("cfg"), serviceDb(c));
 
 /** A finished run: 200 when completed, otherwise 422 with the job (so a billed upload is refunded). */
 function answer(c: Ctx, job: JobRow) {
@@ -69,6 +47,16 @@ function answer(c: Ctx, job: JobRow) {
     code: "pipeline_failed",
     details: jobView(job),
   }, 422);
+}
+
+const stageBody = z.object({ ai_config: aiConfigInput.optional() });
+
+/** A stage route's optional body {ai_config?}; a body that is not JSON counts as none. */
+async function stageAiConfig(c: Ctx) {
+  const body = await c.req.json().catch(() => ({}));
+  const parsed = stageBody.safeParse(body ?? {});
+  if (!parsed.success) throw HttpError.badRequest(`ai_config: ${parsed.error.issues[0]?.message}`);
+  return parsed.data.ai_config;
 }
 
 export function pipelineRoutes() {
@@ -100,7 +88,7 @@ export function pipelineRoutes() {
         workspaceId: workspace_id ?? null,
         options,
       });
-      return answer(c, await runJob(pipelineDeps(c.get("cfg"), serviceDb(c)), jobId));
+      return answer(c, await runJob(deps(c), jobId));
     },
   );
 
@@ -117,10 +105,7 @@ export function pipelineRoutes() {
         409: errorResponse("Another run holds the job"),
       },
     }),
-    async (c) => {
-      const job = await visibleJob(c, c.req.valid("param").job_id);
-      return answer(c, await runJob(pipelineDeps(c.get("cfg"), serviceDb(c)), job.id));
-    },
+    async (c) => answer(c, await resumeJob(db(c), deps(c), c.req.valid("param").job_id)),
   );
 
   app.openapi(
@@ -136,16 +121,7 @@ export function pipelineRoutes() {
         409: errorResponse("The job is running"),
       },
     }),
-    async (c) => {
-      const job = await visibleJob(c, c.req.valid("param").job_id);
-      if (job.status === "processing") {
-        throw new HttpError(409, "job_busy", "The job is running; resume it instead");
-      }
-      const service = serviceDb(c);
-      rows(await service.from("pipeline_documents").delete().eq("job_id", job.id), "Document");
-      rows(await service.rpc("pipeline_reset_job", { p_job: job.id }), "Job");
-      return answer(c, await runJob(pipelineDeps(c.get("cfg"), service), job.id));
-    },
+    async (c) => answer(c, await restartJob(db(c), deps(c), c.req.valid("param").job_id)),
   );
 
   app.openapi(
@@ -160,18 +136,7 @@ export function pipelineRoutes() {
         ...errorResponses,
       },
     }),
-    async (c) => {
-      const job = await visibleJob(c, c.req.valid("param").job_id);
-      const list = rows(
-        await db(c).from("ai_job_checkpoints").select("stage, progress, output, created_at").eq(
-          "job_id",
-          job.id,
-        )
-          .order("progress"),
-        "Checkpoint",
-      );
-      return c.json({ job_id: job.id, checkpoints: list }, 200);
-    },
+    async (c) => c.json(await jobCheckpoints(db(c), c.req.valid("param").job_id), 200),
   );
 
   // AI tracking: the job's model calls, summarised, or of one stage or one model.
@@ -179,7 +144,7 @@ export function pipelineRoutes() {
     path: string,
     summary: string,
     params: z.ZodObject,
-    filter: (p: Record<string, string>) => [string, string] | null,
+    filter: (p: Record<string, string>) => CallFilter,
   ) =>
     app.openapi(
       createRoute({
@@ -192,20 +157,7 @@ export function pipelineRoutes() {
       }),
       async (c) => {
         const p = c.req.param() as Record<string, string>;
-        const job = await visibleJob(c, p.job_id);
-        const f = filter(p);
-        // Every call, paged by (created_at, id): a single read stops at max_rows (1,000), and an
-        // image-heavy document makes more calls than that.
-        const calls = rows(
-          await readPages<ModelCallRow>(() => {
-            const q = db(c).from("ai_job_model_calls")
-              .select("stage, model, purpose, input_tokens, output_tokens, latency_ms, ok, error, created_at")
-              .eq("job_id", job.id);
-            return (f ? q.eq(f[0], f[1]) : q).order("created_at").order("id");
-          }),
-          "Model call",
-        );
-        return c.json({ job_id: job.id, ...(f ? { [f[0]]: f[1] } : {}), ...summarise(calls), calls }, 200);
+        return c.json(await jobModelCalls(db(c), p.job_id, filter(p)), 200);
       },
     );
   const jobIdParam = z.object({ job_id: z.uuid() });
@@ -238,7 +190,7 @@ export function pipelineRoutes() {
         request: {
           params: idParam("job_id"),
           body: {
-            content: { "application/json": { schema: z.object({ ai_config: aiConfigInput.optional() }) } },
+            content: { "application/json": { schema: stageBody } },
             required: false,
           },
         },
@@ -250,25 +202,9 @@ export function pipelineRoutes() {
       }),
       async (c) => {
         const { job_id } = c.req.valid("param");
-        const body = await c.req.json().catch(() => ({}));
-        const parsed = z.object({ ai_config: aiConfigInput.optional() }).safeParse(body ?? {});
-        if (!parsed.success) throw HttpError.badRequest(`ai_config: ${parsed.error.issues[0]?.message}`);
-        const service = serviceDb(c);
-        if (!(await readJob(service, job_id))) throw HttpError.notFound("Job not found");
-        if (parsed.data.ai_config) {
-          rows(
-            await service.from("ai_jobs").update({ ai_config: parsed.data.ai_config }).eq("id", job_id),
-            "Job",
-          );
-        }
-        const job = await runJob(pipelineDeps(c.get("cfg"), service), job_id, { only: stage });
-        const cp = rows(
-          await service.from("ai_job_checkpoints").select("output").eq("job_id", job_id).eq("stage", stage)
-            .maybeSingle(),
-          "Checkpoint",
-        ) as { output: unknown } | null;
+        const { job, output } = await runOneStage(deps(c), job_id, stage, await stageAiConfig(c));
         if (job.status === "failed") return answer(c, job);
-        return c.json({ job: jobView(job), output: cp?.output ?? null }, 200);
+        return c.json({ job: jobView(job), output }, 200);
       },
     );
   }

@@ -1,30 +1,23 @@
 /**
  * The async upload and reading jobs back. upload-async stores the file and writes a pending job
- * as the caller, then queues it for the backend's job runner (ai_jobs.queued_at, service role)
- * and answers 202 {job_id, status: pending, message}: the runner (pipeline/runner.ts) starts it
- * once billing has linked the debit (`runAcceptedUploads`, mounted before billing) and its sweep
- * takes it up after a crash or restart, so the client only polls. With the form field
- * `defer_processing=true` the job is not queued: it waits for resume or a pdf-batch-process
- * batch (which then choose its options), and its message says so.
+ * as the caller, then queues it for the backend's job runner and answers 202
+ * {job_id, status: pending, message}: the runner (pipeline/runner.ts) starts it once billing has
+ * linked the debit (`runAcceptedUploads`, mounted before billing) and its sweep takes it up after
+ * a crash or restart, so the client only polls. With the form field `defer_processing=true` the
+ * job is not queued: it waits for resume or a pdf-batch-process batch. Domain:
+ * packages/shared/rag/uploads.ts.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "@shared/http/errors.ts";
 import { db, requireUser, requireWorkspaceRole, serviceDb } from "@shared/auth/context.ts";
-import { dbError, rows } from "@shared/supabase/postgrest.ts";
 import { errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
-import { isSafeObjectPath, safeFileName } from "@shared/storage/paths.ts";
-import { router } from "../env.ts";
-import type { BackendEnv, Ctx } from "../env.ts";
+import { acceptUpload, DEFAULT_MAX_UPLOAD_BYTES, jobStatus, listJobs } from "@shared/rag/uploads.ts";
+import { type BackendEnv, type Ctx, router } from "../env.ts";
 import type { JobRunner } from "../pipeline/runner.ts";
 
 const tags = ["RAG"];
-const BUCKET = "ai-documents";
-export const QUEUED_MESSAGE =
-  "Document stored and queued: the processing pipeline runs it now. Poll GET /api/rag/documents/job/{job_id} (ai-gateway: GET job-status/{job_id}) until it is completed or failed.";
-export const DEFERRED_MESSAGE =
-  "Document stored and queued. It is processed when POST /api/rag/jobs/{job_id}/resume (or a pdf-batch-process batch) runs the pipeline on it.";
 
 const uploadForm = z.object({
   file: z.any().meta({ type: "string", format: "binary", description: "The document (PDF, up to 50 MB)" }),
@@ -36,14 +29,13 @@ const uploadForm = z.object({
   }),
 });
 
-/** Removes what a refused upload stored (the job row, if any, then the file). */
-async function discard(c: Ctx, path: string, jobId: string | null): Promise<void> {
-  if (jobId) {
-    const del = await serviceDb(c).from("ai_jobs").delete().eq("id", jobId);
-    if (del.error) console.error(`ai-backend: could not remove job ${jobId} of a refused upload`, del.error);
+/** The request's multipart form (400 when the body is not one). */
+async function formBody(c: Ctx): Promise<FormData> {
+  try {
+    return await c.req.formData();
+  } catch {
+    throw HttpError.badRequest("The body must be multipart/form-data");
   }
-  const rm = await db(c).storage.from(BUCKET).remove([path]);
-  if (rm.error) console.error(`ai-backend: could not remove ${path} of a refused upload`, rm.error);
 }
 
 /**
@@ -70,71 +62,15 @@ export function ragJobRoutes() {
       responses: { ...okJson("{job_id, status: pending, message}", 202), ...errorResponses },
     }),
     async (c) => {
-      const who = requireUser(c);
-      let form: FormData;
-      try {
-        form = await c.req.formData();
-      } catch {
-        throw HttpError.badRequest("The body must be multipart/form-data");
-      }
-      const file = form.get("file");
-      if (!(file instanceof File)) throw HttpError.badRequest("file: a file field named `file` is required");
-      const max = c.get("cfg").maxUploadBytes ?? 50 * 1024 * 1024;
-      if (file.size === 0) throw HttpError.badRequest("file: the file is empty");
-      if (file.size > max) throw new HttpError(413, "payload_too_large", `file: larger than ${max} bytes`);
-      const workspaceId = form.get("workspace_id");
-      if (workspaceId !== null) {
-        if (typeof workspaceId !== "string" || !z.uuid().safeParse(workspaceId).success) {
-          throw HttpError.badRequest("workspace_id: must be a uuid");
-        }
-        await requireWorkspaceRole(c, workspaceId, null);
-      }
-      const deferField = form.get("defer_processing");
-      if (deferField !== null && deferField !== "true" && deferField !== "false") {
-        throw HttpError.badRequest("defer_processing: must be `true` or `false`");
-      }
-      const deferred = deferField === "true";
-      const message = deferred ? DEFERRED_MESSAGE : QUEUED_MESSAGE;
-      const jobId = crypto.randomUUID();
-      const path = `${who.userId}/${jobId}/${safeFileName(file.name)}`;
-      // The pipeline reads this path with the service role: it must stay inside the caller's folder.
-      if (!isSafeObjectPath(path)) throw HttpError.badRequest("file: the file name cannot be stored safely");
-      const contentType = file.type || "application/octet-stream";
-      const up = await db(c).storage.from(BUCKET).upload(path, file, { contentType, upsert: false });
-      if (up.error) {
-        throw new HttpError(502, "storage_failed", `Storing the file failed: ${up.error.message}`);
-      }
-      const metadata: Record<string, string> = {};
-      for (const [k, v] of form.entries()) {
-        if (typeof v === "string" && k !== "workspace_id" && k !== "defer_processing") metadata[k] = v;
-      }
-      const { error } = await db(c).from("ai_jobs").insert({
-        id: jobId,
-        workspace_id: workspaceId ?? null,
-        job_type: "document_upload",
-        message,
-        storage_bucket: BUCKET,
-        storage_path: path,
-        filename: file.name,
-        content_type: contentType,
-        size_bytes: file.size,
-        metadata,
-      });
-      if (error) {
-        // Do not leave an orphaned file behind a job that was never created.
-        await discard(c, path, null);
-        throw dbError(error, "Job");
-      }
-      if (!deferred) {
-        // Committed before the 202: an accepted upload is always the runner's (and its sweep's).
-        const queued = await serviceDb(c).from("ai_jobs").update({ queued_at: new Date().toISOString() })
-          .eq("id", jobId);
-        if (queued.error) {
-          await discard(c, path, jobId);
-          throw dbError(queued.error, "Job");
-        }
-      }
-      return c.json({ job_id: jobId, status: "pending", message }, 202);
+      const { userId } = requireUser(c);
+      const job = await acceptUpload({
+        db: db(c),
+        service: serviceDb(c),
+        userId,
+        maxBytes: c.get("cfg").maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
+        authorizeWorkspace: (workspaceId) => requireWorkspaceRole(c, workspaceId, null),
+      }, await formBody(c));
+      return c.json(job, 202);
     },
   );
 
@@ -147,14 +83,7 @@ export function ragJobRoutes() {
       request: { query: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }) },
       responses: { ...okJson("{jobs: [...]}"), ...errorResponses },
     }),
-    async (c) => {
-      const { limit } = c.req.valid("query");
-      const jobs = rows(
-        await db(c).from("ai_jobs").select("*").order("created_at", { ascending: false }).limit(limit),
-        "Job",
-      );
-      return c.json({ jobs }, 200);
-    },
+    async (c) => c.json(await listJobs(db(c), c.req.valid("query").limit), 200),
   );
 
   app.openapi(
@@ -166,17 +95,7 @@ export function ragJobRoutes() {
       request: { params: idParam("job_id") },
       responses: { ...okJson("{job_id, status, progress, message, ...}"), ...errorResponses },
     }),
-    async (c) => {
-      const { job_id } = c.req.valid("param");
-      const job = rows(
-        await db(c).from("ai_jobs").select("*").eq("id", job_id).maybeSingle(),
-        "Job",
-      ) as
-        | Record<string, unknown>
-        | null;
-      if (!job) throw HttpError.notFound("Job not found");
-      return c.json({ job_id, ...job }, 200);
-    },
+    async (c) => c.json(await jobStatus(db(c), c.req.valid("param").job_id), 200),
   );
 
   return app;

@@ -1,6 +1,6 @@
 /**
  * The gateway's web-scraping actions (spec Gateway "Web scraping"), on the same session machinery
- * as scrape-session-manager (packages/shared/scraping):
+ * as scrape-session-manager (packages/shared/scraping; these actions: actions.ts):
  *
  * - POST /api/scraping/sessions/{session_id}/process (process_scraping_session): runs the session:
  *   pending or failed -> start, paused -> resume, running -> makes sure a runner holds it (a dead
@@ -15,29 +15,23 @@
  *
  * The caller must be an owner, admin or member of the session's workspace to process or retry,
  * any member to read the status (a session the caller cannot see is 404). Scraper settings and the
- * model key come from the backend's secrets (SCRAPER_*, ANTHROPIC_*). The actions themselves cost
- * nothing (the gateway lists them without a price); the runner's model calls are billed per page
- * to the user who processes or retries the session (packages/shared/scraping/billing.ts: 1 credit
- * per page that needs the model, refunded when the model fails).
+ * model key come from the backend's settings (SCRAPER_*, ANTHROPIC_*: config.ts settingsOf). The
+ * actions themselves cost nothing (the gateway lists them without a price); the runner's model
+ * calls are billed per page to the user who processes or retries the session
+ * (packages/shared/scraping/billing.ts: 1 credit per page that needs the model, refunded when the
+ * model fails).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { caller, db, requireWorkspaceRole, serviceDb, WRITER_ROLES } from "@shared/auth/context.ts";
-import { payerOf } from "@shared/scraping/billing.ts";
+import { db, WRITER_ROLES } from "@shared/auth/context.ts";
+import { workspaceScope } from "@shared/auth/scope.ts";
 import { errorResponse, errorResponses, idParam, okJson } from "@shared/http/openapi.ts";
-import { runnerDeps } from "@shared/scraping/pages.ts";
-import {
-  driveSession,
-  launchAs,
-  sessionForCaller,
-  SessionStatus,
-  sessionStatus,
-} from "@shared/scraping/sessions.ts";
-import { STALE_AFTER_MS } from "@shared/scraping/runner.ts";
-import { type Ctx, router } from "../env.ts";
+import { sessionForCaller, SessionStatus, sessionStatus } from "@shared/scraping/sessions.ts";
+import { processSession, retrySession } from "@shared/scraping/actions.ts";
+import { router } from "../env.ts";
+import { settings } from "../deps.ts";
 
 const tags = ["Web scraping"];
 const Params = idParam("session_id");
-const secrets = (c: Ctx) => c.get("cfg").secrets ?? ((n: string) => Deno.env.get(n));
 
 export function scrapingRoutes() {
   const app = router();
@@ -58,19 +52,13 @@ export function scrapingRoutes() {
     async (c) => {
       const { session_id } = c.req.valid("param");
       const session = await sessionForCaller(db(c), session_id);
-      await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Processing a scraping session");
-      const service = serviceDb(c);
-      const deps = runnerDeps(service, secrets(c), payerOf(caller(c), session.workspace_id));
-      let status = session.status;
-      if (session.status === "running") {
-        const stale = !session.heartbeat_at ||
-          Date.parse(session.heartbeat_at) < Date.now() - STALE_AFTER_MS || !session.worker_id;
-        if (stale) await launchAs(deps, session_id);
-      } else {
-        const action = session.status === "paused" ? "resume" : "start";
-        status = (await driveSession(service, deps, session, action)).status;
-      }
-      return c.json({ session_id, status, message: "The session is processing in the background" }, 202);
+      const scope = await workspaceScope(
+        c,
+        session.workspace_id,
+        WRITER_ROLES,
+        "Processing a scraping session",
+      );
+      return c.json({ session_id, ...await processSession(scope, settings(c), session) }, 202);
     },
   );
 
@@ -90,14 +78,13 @@ export function scrapingRoutes() {
     async (c) => {
       const { session_id } = c.req.valid("param");
       const session = await sessionForCaller(db(c), session_id);
-      await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Retrying a scraping session");
-      const service = serviceDb(c);
-      const deps = runnerDeps(service, secrets(c), payerOf(caller(c), session.workspace_id));
-      const after = await driveSession(service, deps, session, "retry");
-      return c.json(
-        { session_id, status: after.status, message: "Failed pages are being processed again" },
-        202,
+      const scope = await workspaceScope(
+        c,
+        session.workspace_id,
+        WRITER_ROLES,
+        "Retrying a scraping session",
       );
+      return c.json({ session_id, ...await retrySession(scope, settings(c), session) }, 202);
     },
   );
 

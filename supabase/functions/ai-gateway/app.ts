@@ -29,17 +29,10 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
-import { parseJson, validationError } from "@shared/http/validate.ts";
+import { parseJson } from "@shared/http/validate.ts";
 import { requireAuthenticated, requirePlatformRole } from "@shared/auth/context.ts";
-import {
-  buildBackendRequest,
-  GATEWAY_ACTIONS,
-  JOB_STATUS_PATH,
-  PayloadError,
-  UPLOAD_ASYNC,
-} from "@shared/gateway/mod.ts";
-import { unknownPayloadKeys } from "@shared/gateway/payloads.ts";
+import { GATEWAY_ACTIONS, JOB_STATUS_PATH } from "@shared/gateway/mod.ts";
+import { backendCall, gatewayAction, uploadCall } from "@shared/gateway/call.ts";
 import { actionBodySchema, actionComponent, gatewayBodySchema } from "@shared/gateway/openapi.ts";
 import {
   gatewayAnswer as answers,
@@ -97,46 +90,13 @@ app.openapi(
     const contentType = c.req.header("content-type") ?? "";
     if (contentType.toLowerCase().startsWith("multipart/form-data")) {
       return respond(
-        await callBackend(who, c.var.requestId, {
-          method: UPLOAD_ASYNC.method,
-          path: UPLOAD_ASYNC.path,
-          body: await c.req.arrayBuffer(),
-          contentType,
-        }),
+        await callBackend(who, c.var.requestId, uploadCall(await c.req.arrayBuffer(), contentType)),
       );
     }
     const { action, payload } = await parseJson(c, GatewayBody);
-    const spec = GATEWAY_ACTIONS[action];
-    if (!spec) {
-      throw new HttpError(400, "unknown_action", `Unknown action: ${action}`, {
-        available_actions: Object.keys(GATEWAY_ACTIONS),
-      });
-    }
+    const spec = gatewayAction(action);
     if (spec.access === "platform_admin") await requirePlatformRole(c, ["admin"]);
-    const unknown = unknownPayloadKeys(action, payload);
-    if (unknown.length > 0) {
-      throw validationError(`payload of ${action}`, [
-        { code: "unrecognized_keys", keys: unknown, path: [], message: "Unrecognized keys", input: payload },
-      ]);
-    }
-    let request;
-    try {
-      request = buildBackendRequest(spec, payload);
-    } catch (err) {
-      if (!(err instanceof PayloadError)) throw err;
-      throw new HttpError(400, "validation_failed", `Invalid payload for ${action}: ${err.message}`, [
-        { path: ["payload", err.field], message: err.message },
-      ]);
-    }
-    return respond(
-      await callBackend(who, c.var.requestId, {
-        method: request.method,
-        path: request.path,
-        body: request.body === null ? null : JSON.stringify(request.body),
-        contentType: "application/json",
-      }),
-      spec.unwrap,
-    );
+    return respond(await callBackend(who, c.var.requestId, backendCall(action, spec, payload)), spec.unwrap);
   },
 );
 

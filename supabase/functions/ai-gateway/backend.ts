@@ -17,15 +17,13 @@
 import type { Context } from "hono";
 import type { Caller } from "@shared/auth/context.ts";
 import { env } from "@shared/env.ts";
-import { errorHandler, HttpError, notFoundHandler } from "@shared/http/errors.ts";
+import { DomainError } from "@shared/errors.ts";
+import type { ErrorCode } from "@shared/error_codes.ts";
+import { errorHandler, notFoundHandler } from "@shared/http/errors.ts";
 import { unwrapObject } from "@shared/gateway/answer.ts";
 
-export interface BackendCall {
-  method: string;
-  path: string;
-  body: BodyInit | null;
-  contentType: string;
-}
+import type { BackendCall } from "@shared/gateway/call.ts";
+export type { BackendCall };
 
 export interface BackendAnswer {
   status: number;
@@ -43,12 +41,15 @@ const BILLING_HEADERS = ["x-credits-charged", "x-credits-refunded", "x-credits-b
 export function backendUrl(): string {
   const url = env("AI_BACKEND_URL");
   if (!url) {
-    throw new HttpError(503, "backend_not_configured", "The AI backend is not configured (AI_BACKEND_URL)");
+    throw DomainError.unavailable(
+      "The AI backend is not configured (AI_BACKEND_URL)",
+      "backend_not_configured",
+    );
   }
   return url.replace(/\/+$/, "");
 }
 
-function failed(call: BackendCall, status: number, code: string, error: string): BackendAnswer {
+function failed(call: BackendCall, status: number, code: ErrorCode, error: string): BackendAnswer {
   console.error(`ai-gateway: ${call.method} ${call.path}: ${error}`);
   const json = { error, code };
   return { status, contentType: "application/json", text: JSON.stringify(json), json, billing: {} };
@@ -149,7 +150,7 @@ export function respond(r: BackendAnswer, unwrap?: string): Response {
     error: typeof err.error === "string"
       ? err.error
       : r.text.slice(0, 500) || `AI backend answered ${r.status}`,
-    code: typeof err.code === "string" ? err.code : "backend_error",
+    code: typeof err.code === "string" ? err.code : "backend_error" satisfies ErrorCode,
   };
   if (err.details !== undefined) body.details = err.details;
   if (err.billing !== undefined) body.billing = err.billing;

@@ -16,12 +16,10 @@
  * role. Domain: packages/shared/background_agents.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { limitBody } from "@shared/http/body_limit.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { caller, serviceDb, signedIn } from "@shared/auth/context.ts";
+import { serviceDb, serviceRoleOnly, signedIn } from "@shared/auth/context.ts";
 import { catalogView, runAgentWorker, tick } from "@shared/background_agents/mod.ts";
 import { runAgent, RunRequest, runResponse, workerDeps } from "./runner.ts";
 
@@ -29,13 +27,6 @@ const MAX_BODY_BYTES = 256 * 1024;
 const tags = ["Background agents"];
 const app = createFunctionApp("background-agent-runner");
 app.use("*", signedIn);
-
-const serviceOnly: MiddlewareHandler = async (c, next) => {
-  if (caller(c).kind !== "service") {
-    throw HttpError.forbidden("Only the scheduler (service role) may call this route");
-  }
-  await next();
-};
 
 app.openapi(
   createRoute({
@@ -75,7 +66,7 @@ app.openapi(
     path: "/cron",
     tags,
     summary: "Scheduler tick: sweep, arm, claim the due agents and queue their runs (service role)",
-    middleware: serviceOnly,
+    middleware: serviceRoleOnly,
     responses: { ...okJson("{success, swept, armed, claimed, resumed}"), ...errorResponses },
   }),
   async (c) => c.json({ success: true, ...await tick(serviceDb(c), new Date()) }, 200),
@@ -87,7 +78,7 @@ app.openapi(
     path: "/worker",
     tags,
     summary: "Run the queued agent runs for one slice (service role)",
-    middleware: serviceOnly,
+    middleware: serviceRoleOnly,
     responses: {
       ...okJson("{success, read, ran, skipped, released, errors, duration_ms, runs}"),
       ...errorResponses,

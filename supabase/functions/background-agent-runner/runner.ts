@@ -6,7 +6,6 @@
  */
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
-import { HttpError } from "@shared/http/errors.ts";
 import { runInBackground } from "@shared/http/background.ts";
 import {
   db,
@@ -15,6 +14,7 @@ import {
   serviceDb,
   WRITER_ROLES,
 } from "@shared/auth/context.ts";
+import { DomainError } from "@shared/errors.ts";
 import { env, supabaseEnv } from "@shared/env.ts";
 import { llmFromEnv } from "@shared/llm/mod.ts";
 import {
@@ -89,27 +89,33 @@ export async function runAgent(c: Context<any>, body: RunRequest): Promise<RunOu
   const service = serviceDb(c);
   const reader = who.kind === "service" ? service : db(c);
   const agent = await loadAgent(reader, body.agent_id);
-  if (!agent) throw HttpError.notFound("Agent not found");
+  if (!agent) throw DomainError.notFound("Agent not found");
   if (who.kind === "user") {
     await requireWorkspaceRole(c, agent.workspace_id, WRITER_ROLES, "Running an agent");
   }
   const triggeredBy: TriggeredBy = body.triggered_by ?? (who.kind === "user" ? "manual" : "api");
   if (who.kind === "user" && !(USER_TRIGGERS as readonly string[]).includes(triggeredBy)) {
-    throw HttpError.forbidden(`triggered_by ${triggeredBy} is reserved for the platform (service role)`);
+    throw DomainError.forbidden(`triggered_by ${triggeredBy} is reserved for the platform (service role)`);
   }
-  if (!agent.enabled) throw new HttpError(409, "agent_disabled", "The agent is disabled");
+  if (!agent.enabled) throw DomainError.conflict("The agent is disabled", undefined, "agent_disabled");
   const kind = agentKind(agent.agent_type);
   let run;
   if (body.run_id) {
     if (body.input_data !== undefined) {
-      throw HttpError.badRequest("input_data cannot be given with run_id: a pending run keeps its own input");
+      throw DomainError.invalid("input_data cannot be given with run_id: a pending run keeps its own input");
     }
     const existing = await loadRun(reader, body.run_id);
-    if (!existing || existing.agent_id !== agent.id) throw HttpError.notFound("Run not found for this agent");
+    if (!existing || existing.agent_id !== agent.id) {
+      throw DomainError.notFound("Run not found for this agent");
+    }
     run = await claimPendingRun(service, body.run_id);
     if (!run) {
       const now = await loadRun(service, body.run_id);
-      throw new HttpError(409, "run_not_pending", `The run is ${now?.status ?? "gone"}, not pending`);
+      throw DomainError.conflict(
+        `The run is ${now?.status ?? "gone"}, not pending`,
+        undefined,
+        "run_not_pending",
+      );
     }
   } else {
     // Refused before anything is written.

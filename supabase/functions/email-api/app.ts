@@ -24,50 +24,32 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { validate } from "@shared/http/validate.ts";
+import { access, caller, signedIn, type WorkspaceRoleName } from "@shared/auth/context.ts";
+import { type WorkspaceScope, workspaceScope } from "@shared/auth/scope.ts";
 import {
-  access,
-  caller,
-  db,
-  MEMBER_ROLES,
-  requireWorkspaceRole,
-  serviceDb,
-  signedIn,
-  type WorkspaceRoleName,
-  WRITER_ROLES,
-} from "@shared/auth/context.ts";
-import {
-  addDomain,
-  emailAnalytics,
+  EMAIL_ACTIONS,
   EmailApiRequest,
   EmailApiResponse,
-  type EmailScope,
-  listDomains,
-  listLogs,
-  markDomainVerified,
   pickWorkspace,
+  refuseRemovedAction,
   REMOVED_ACTIONS,
-  sendEmail,
+  runEmailAction,
 } from "@shared/email/mod.ts";
 
 const app = createFunctionApp("email-api");
 app.use("*", signedIn);
-
-/** The spec's "admin" for add-domain and mark-domain-verified: the workspace's owners and admins. */
-const DOMAIN_ADMINS: readonly WorkspaceRoleName[] = ["owner", "admin"];
 
 async function scopeFor(
   c: Context,
   workspaceId: string | undefined,
   roles: readonly WorkspaceRoleName[],
   what: string,
-): Promise<EmailScope> {
-  const who = caller(c);
-  const memberships = who.kind === "user" ? (await access(c)).workspaces.map((w) => w.workspace_id) : [];
-  const ws = pickWorkspace(workspaceId, memberships);
-  await requireWorkspaceRole(c, ws, roles, what);
-  return { workspaceId: ws, userId: who.userId, db: db(c), service: serviceDb(c) };
+): Promise<WorkspaceScope> {
+  const memberships = caller(c).kind === "user"
+    ? (await access(c)).workspaces.map((w) => w.workspace_id)
+    : [];
+  return await workspaceScope(c, pickWorkspace(workspaceId, memberships), roles, what);
 }
 
 // The body is checked in two steps, so that a removed action is named as removed and a bad
@@ -94,43 +76,11 @@ app.openapi(
     },
   }),
   async (c) => {
-    const { action } = c.req.valid("json");
-    if ((REMOVED_ACTIONS as readonly string[]).includes(action)) {
-      throw new HttpError(
-        400,
-        "action_removed",
-        `The action '${action}' was removed on 2026-03-11 ` +
-          `(the email provider changed); domains are verified with add-domain and mark-domain-verified`,
-      );
-    }
+    refuseRemovedAction(c.req.valid("json").action);
     const req = validate(EmailApiRequest, c.req.valid("json"));
-    switch (req.action) {
-      case "send": {
-        const s = await scopeFor(c, req.workspaceId, WRITER_ROLES, "Sending email");
-        return c.json({ success: true as const, ...await sendEmail(s, req) }, 200);
-      }
-      case "add-domain": {
-        const s = await scopeFor(c, req.workspaceId, DOMAIN_ADMINS, "Adding a domain");
-        return c.json({ success: true as const, ...await addDomain(s, req.domain) }, 200);
-      }
-      case "mark-domain-verified": {
-        const s = await scopeFor(c, req.workspaceId, DOMAIN_ADMINS, "Verifying a domain");
-        await markDomainVerified(s, req.domain);
-        return c.json({ success: true as const }, 200);
-      }
-      case "domains": {
-        const s = await scopeFor(c, req.workspaceId, MEMBER_ROLES, "Listing domains");
-        return c.json({ success: true as const, domains: await listDomains(s) }, 200);
-      }
-      case "logs": {
-        const s = await scopeFor(c, req.workspaceId, MEMBER_ROLES, "Reading email logs");
-        return c.json({ success: true as const, logs: await listLogs(s, req) }, 200);
-      }
-      case "analytics": {
-        const s = await scopeFor(c, req.workspaceId, MEMBER_ROLES, "Reading email analytics");
-        return c.json(await emailAnalytics(s, req), 200);
-      }
-    }
+    const { roles, what } = EMAIL_ACTIONS[req.action];
+    const s = await scopeFor(c, req.workspaceId, roles, what);
+    return c.json(await runEmailAction(s, req), 200);
   },
 );
 

@@ -19,10 +19,10 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { limitBody } from "@shared/http/body_limit.ts";
 import { errorResponses, okJson } from "@shared/http/openapi.ts";
 import { serviceDb } from "@shared/auth/context.ts";
-import { executeFlow, flowClock, webhookRequest } from "@shared/flows/mod.ts";
+import { flowClock, runWebhookFlow } from "@shared/flows/mod.ts";
 
 const MAX_BODY_BYTES = 256 * 1024;
 const app = createFunctionApp("flow-webhook");
@@ -33,6 +33,7 @@ app.openapi(
     path: "/",
     tags: ["Flow engine"],
     summary: "Run a webhook-triggered flow with the request body as trigger.data",
+    middleware: limitBody(MAX_BODY_BYTES, "body"),
     request: { query: z.object({ flow_id: z.uuid() }) },
     responses: {
       ...okJson(
@@ -43,34 +44,9 @@ app.openapi(
   }),
   async (c) => {
     const { flow_id } = c.req.valid("query");
-    const declared = Number(c.req.header("content-length") ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      throw new HttpError(413, "payload_too_large", `The body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
     const raw = new Uint8Array(await c.req.arrayBuffer());
-    if (raw.byteLength > MAX_BODY_BYTES) {
-      throw new HttpError(413, "payload_too_large", `The body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    const service = serviceDb(c);
-    const { flow, triggerData, duplicate } = await webhookRequest(
-      service,
-      flow_id,
-      raw,
-      c.req.header("x-webhook-signature") ?? null,
-    );
-    if (duplicate) return c.json({ success: true, duplicate: true }, 200);
-    const run = await executeFlow(service, {
-      flow,
-      triggerType: "webhook",
-      triggerData,
-      dryRun: false,
-      initiatedBy: null,
-      clock: flowClock(),
-    });
-    return c.json(
-      { success: true, run_id: run.run_id, status: run.status, error_message: run.error_message },
-      200,
-    );
+    const signature = c.req.header("x-webhook-signature") ?? null;
+    return c.json(await runWebhookFlow(serviceDb(c), flowClock(), flow_id, raw, signature), 200);
   },
 );
 

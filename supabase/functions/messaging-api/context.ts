@@ -4,14 +4,8 @@
  * workspace), never from the body alone; then the clients, the provider and the clock.
  */
 import type { Context } from "hono";
-import {
-  access,
-  caller,
-  db,
-  requireWorkspaceRole,
-  serviceDb,
-  type WorkspaceRoleName,
-} from "@shared/auth/context.ts";
+import { access, caller, requireWorkspaceRole, type WorkspaceRoleName } from "@shared/auth/context.ts";
+import { workspaceScope } from "@shared/auth/scope.ts";
 import { DomainError } from "@shared/errors.ts";
 import { soleWorkspace } from "@shared/auth/workspace_choice.ts";
 import {
@@ -44,13 +38,9 @@ export async function messagingContext(
   roles: WorkspaceRoleName[] | null,
 ): Promise<MessagingContext> {
   const workspaceId = await workspaceFor(c, requested, roles);
-  const who = caller(c);
   let provider: MessagingProvider | null = null;
   return {
-    db: db(c),
-    service: serviceDb(c),
-    workspaceId,
-    userId: who.kind === "user" ? who.userId ?? null : null,
+    ...await workspaceScope(c, workspaceId, roles, "This messaging action"),
     provider: () => provider ??= twilioProvider(),
     statusCallbackUrl: `${webhookUrl()}?type=status`,
     clock: messagingClock(),

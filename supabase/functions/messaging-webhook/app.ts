@@ -12,14 +12,7 @@ import { toHttpError } from "@shared/http/errors.ts";
 import { errorResponse, okJson } from "@shared/http/openapi.ts";
 import { serviceDb } from "@shared/auth/context.ts";
 import { env } from "@shared/env.ts";
-import {
-  applyStatusCallback,
-  CREDENTIALS_MISSING,
-  handleIncoming,
-  messagingClock,
-  verifyTwilioSignature,
-  webhookUrl,
-} from "@shared/messaging/mod.ts";
+import { CREDENTIALS_MISSING, messagingClock, receiveTwilioCallback } from "@shared/messaging/mod.ts";
 
 const app = createFunctionApp("messaging-webhook");
 app.onError((err: Error, c: Context) => {
@@ -46,28 +39,16 @@ app.openapi(
     },
   }),
   async (c) => {
-    const { type } = c.req.valid("query");
-    const authToken = env("TWILIO_AUTH_TOKEN");
-    if (!authToken) return c.json({ success: false, error: CREDENTIALS_MISSING }, 503);
-    const contentType = c.req.header("content-type") ?? "";
-    if (!contentType.startsWith("application/x-www-form-urlencoded")) {
-      return c.json({ success: false, error: "Expected an application/x-www-form-urlencoded body" }, 400);
-    }
-    const params = new URLSearchParams(await c.req.text());
-    // The URL Twilio signed: our configured public URL plus the query exactly as received.
-    const signedUrl = webhookUrl() + new URL(c.req.url).search;
-    if (!await verifyTwilioSignature(authToken, signedUrl, params, c.req.header("x-twilio-signature"))) {
-      return c.json({ success: false, error: "Invalid or missing X-Twilio-Signature" }, 403);
-    }
-    const now = messagingClock().now();
-    if (type === "incoming") {
-      await handleIncoming(serviceDb(c), params, now);
-      return c.body(EMPTY_TWIML, 200, { "content-type": "text/xml" });
-    }
-    if (!params.get("MessageSid") && !params.get("SmsSid")) {
-      return c.json({ success: false, error: "MessageSid is required" }, 400);
-    }
-    return c.json({ success: true, status: await applyStatusCallback(serviceDb(c), params, now) }, 200);
+    const out = await receiveTwilioCallback(serviceDb(c), messagingClock(), {
+      type: c.req.valid("query").type,
+      authToken: env("TWILIO_AUTH_TOKEN"),
+      contentType: c.req.header("content-type") ?? "",
+      body: () => c.req.text(),
+      search: new URL(c.req.url).search,
+      signature: c.req.header("x-twilio-signature"),
+    });
+    if (out.incoming) return c.body(EMPTY_TWIML, 200, { "content-type": "text/xml" });
+    return c.json({ success: true, status: out.status }, 200);
   },
 );
 

@@ -29,25 +29,9 @@ app.openapi(
     },
   }),
   async (c) => {
-    const body = c.req.valid("json");
-    const db = serviceDb(c);
-    const urls = { successUrl: body.successUrl, cancelUrl: body.cancelUrl };
-    const { url } = body.type === "credit_purchase"
-      ? await billing.creditCheckout(
-        db,
-        billing.stripeClient(),
-        billing.billingUser(c),
-        await billing.packageFor(db, body.credits, body.price),
-        urls,
-      )
-      : await billing.subscriptionCheckout(
-        db,
-        billing.stripeClient(),
-        billing.billingUser(c),
-        await billing.planBy(db, { priceId: body.priceId }),
-        urls,
-      );
-    return c.json({ url }, 200);
+    const user = billing.billingUser(c);
+    const out = await billing.openCheckout(serviceDb(c), billing.stripeClient, user, c.req.valid("json"));
+    return c.json(out, 200);
   },
 );
 

@@ -15,37 +15,21 @@
  * Domain: packages/shared/monitoring.
  */
 import { createRoute } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
+import { db, requireUser, serviceDb, serviceRoleOnly, WRITER_ROLES } from "@shared/auth/context.ts";
+import { workspaceScope } from "@shared/auth/scope.ts";
 import {
-  caller,
-  db,
-  requireUser,
-  requireWorkspaceRole,
-  serviceDb,
-  WRITER_ROLES,
-} from "@shared/auth/context.ts";
-import {
-  monitoringStatus,
+  monitoredProduct,
   PriceMonitoringRequest,
-  runCheck,
+  runMonitoringAction,
   runScheduledChecks,
-  startMonitoring,
-  stopMonitoring,
 } from "@shared/monitoring/mod.ts";
 
 const tags = ["Price monitoring"];
 const app = createFunctionApp("price-monitoring");
 
-const serviceOnly: MiddlewareHandler = async (c, next) => {
-  const who = caller(c).kind;
-  if (who === "anon") throw HttpError.unauthorized("The service-role key is required");
-  if (who !== "service") throw HttpError.forbidden("Only the scheduler (service role) may call this route");
-  await next();
-};
-app.use("/scheduled", serviceOnly);
+app.use("/scheduled", serviceRoleOnly);
 
 app.openapi(
   createRoute({
@@ -62,51 +46,13 @@ app.openapi(
     },
   }),
   async (c) => {
-    const who = requireUser(c);
-    const { action, productId, monitoringSettings } = c.req.valid("json");
-    const { data: product, error } = await db(c).from("products").select("id, workspace_id, name")
-      .eq("id", productId).maybeSingle();
-    if (error) throw new HttpError(500, "db_error", `Reading the product: ${error.message}`);
-    if (!product) throw HttpError.notFound(`Product ${productId} not found`);
-    const ws = product.workspace_id as string;
-    const service = serviceDb(c);
-    if (action === "get_status") {
-      await requireWorkspaceRole(c, ws, null);
-      return c.json({ success: true, ...await monitoringStatus(service, productId) }, 200);
-    }
-    await requireWorkspaceRole(c, ws, WRITER_ROLES, "Price monitoring");
-    if (action === "start_monitoring") {
-      const s = monitoringSettings ?? { frequency: "daily" as const, enabled: true };
-      const monitoring = await startMonitoring(service, {
-        workspaceId: ws,
-        productId,
-        userId: who.userId,
-        ...s,
-      });
-      const message = !monitoring.enabled
-        ? `Monitoring of ${product.name} is saved but disabled`
-        : monitoring.frequency === "on_demand"
-        ? `Monitoring of ${product.name} is on demand: use check_now`
-        : `Monitoring ${product.name} ${monitoring.frequency}`;
-      return c.json({ success: true, message, monitoring }, 200);
-    }
-    if (action === "stop_monitoring") {
-      const monitoring = await stopMonitoring(service, productId);
-      const message = monitoring
-        ? `Monitoring of ${product.name} stopped`
-        : `${product.name} was not monitored`;
-      return c.json({ success: true, message, monitoring }, 200);
-    }
-    const out = await runCheck(service, {
-      workspaceId: ws,
-      productId,
-      userId: who.userId,
-      trigger: "manual",
-    });
-    const { jobId, ...results } = out;
-    const message = `Checked ${out.sourcesChecked} source(s): ${out.pricesFound} price(s) found, ` +
-      `${out.priceChanges} change(s)`;
-    return c.json({ success: true, message, jobId, results }, 200);
+    requireUser(c);
+    const req = c.req.valid("json");
+    const product = await monitoredProduct(db(c), req.productId);
+    const s = req.action === "get_status"
+      ? await workspaceScope(c, product.workspace_id, null)
+      : await workspaceScope(c, product.workspace_id, WRITER_ROLES, "Price monitoring");
+    return c.json(await runMonitoringAction(s, product, req), 200);
   },
 );
 

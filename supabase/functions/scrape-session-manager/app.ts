@@ -16,8 +16,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
-import { caller, db, requireWorkspaceRole, serviceDb, signedIn, WRITER_ROLES } from "@shared/auth/context.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import {
+  caller,
+  db,
+  requireWorkspaceRole,
+  serviceDb,
+  serviceRoleOnly,
+  signedIn,
+  WRITER_ROLES,
+} from "@shared/auth/context.ts";
 import { driveSession, resumeOrphans, SessionAction, sessionForCaller } from "@shared/scraping/sessions.ts";
 import { runnerDeps } from "@shared/scraping/pages.ts";
 import { payerOf } from "@shared/scraping/billing.ts";
@@ -64,12 +71,10 @@ app.openapi(
     path: "/tick",
     tags,
     summary: "Resume running sessions whose runner died (pg_cron, service role)",
+    middleware: serviceRoleOnly,
     responses: { ...okJson("{success, resumed: uuid[]}"), ...errorResponses },
   }),
   async (c) => {
-    if (caller(c).kind !== "service") {
-      throw HttpError.forbidden("The tick is for the scheduler (service role)");
-    }
     const service = serviceDb(c);
     const resumed = await resumeOrphans(service, runnerDeps(service));
     return c.json({ success: true, resumed }, 200);

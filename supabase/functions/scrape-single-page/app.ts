@@ -21,10 +21,8 @@ import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { caller, db, requireWorkspaceRole, serviceDb, signedIn, WRITER_ROLES } from "@shared/auth/context.ts";
 import { payerOf } from "@shared/scraping/billing.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { ExtractOptionsSchema, sessionForCaller } from "@shared/scraping/sessions.ts";
-import { runnerDeps, scrapeSinglePage } from "@shared/scraping/pages.ts";
-import { allowedHost, checkUrl, UnsafeUrlError } from "@shared/net/safe_fetch.ts";
+import { scrapeSessionPage } from "@shared/scraping/single_page.ts";
 
 const app = createFunctionApp("scrape-single-page");
 app.use("*", signedIn);
@@ -63,33 +61,11 @@ app.openapi(
     },
   }),
   async (c) => {
-    const { pageUrl, sessionId, pageId, options } = c.req.valid("json");
-    const session = await sessionForCaller(db(c), sessionId);
+    const req = c.req.valid("json");
+    const session = await sessionForCaller(db(c), req.sessionId);
     await requireWorkspaceRole(c, session.workspace_id, WRITER_ROLES, "Scraping a page");
-    const { data: page, error } = await db(c).from("scraping_pages").select("id, session_id, url")
-      .eq("id", pageId).eq("session_id", sessionId).maybeSingle();
-    if (error) throw new HttpError(500, "db_error", error.message);
-    if (!page) throw HttpError.notFound("Page not found in this session");
-    if (new URL(pageUrl).toString() !== new URL(page.url).toString()) {
-      throw HttpError.badRequest("pageUrl: is not the URL of this page");
-    }
-    const deps = runnerDeps(serviceDb(c), undefined, payerOf(caller(c), session.workspace_id));
-    if (!allowedHost(page.url, deps.cfg.allowHosts)) {
-      await checkUrl(page.url).catch((err) => {
-        if (err instanceof UnsafeUrlError) throw new HttpError(400, "unsafe_url", err.message);
-        throw err;
-      });
-    }
-    const out = await scrapeSinglePage(deps, page, options);
-    return c.json({
-      success: out.ok,
-      pageId,
-      materialsFound: out.materialsFound,
-      processingTimeMs: out.processingTimeMs,
-      error: out.error,
-      productsCreated: out.productsCreated,
-      method: out.method,
-    }, 200);
+    const deps = { db: db(c), service: serviceDb(c), payer: payerOf(caller(c), session.workspace_id) };
+    return c.json(await scrapeSessionPage(deps, req), 200);
   },
 );
 

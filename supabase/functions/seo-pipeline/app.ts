@@ -22,24 +22,26 @@
  * Domain: packages/shared/seo (pipeline.ts has the stages, billing.ts the costs).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { limitBody } from "@shared/http/body_limit.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { runInBackground } from "@shared/http/background.ts";
-import { caller, db, requireUser, requireWorkspaceRole, serviceDb, userOnly } from "@shared/auth/context.ts";
-import { DomainError } from "@shared/errors.ts";
-import { HOW_TO_GET_CREDITS } from "@shared/credits/ledger.ts";
 import {
-  articleView,
-  createArticle,
+  db,
+  requireUser,
+  requireWorkspaceRole,
+  serviceDb,
+  serviceRoleOnly,
+  userOnly,
+} from "@shared/auth/context.ts";
+import {
+  acceptedArticle,
+  articleOutcome,
   dataForSeoFromEnv,
   existingResearch,
-  pipelineBaseCost,
   PipelineRequest,
-  runArticle,
   seoLlmFromEnv,
+  startArticle,
   sweepStale,
 } from "@shared/seo/mod.ts";
 
@@ -48,13 +50,6 @@ const app = createFunctionApp("seo-pipeline");
 const MAX_BODY_BYTES = 1024 * 1024;
 
 const limitRequestBody = limitBody(MAX_BODY_BYTES);
-
-const serviceOnly: MiddlewareHandler = async (c, next) => {
-  const who = caller(c).kind;
-  if (who === "anon") throw HttpError.unauthorized("The service-role key is required");
-  if (who !== "service") throw HttpError.forbidden("Only the sweeper (service role) may call this");
-  await next();
-};
 
 const deps = (c: Parameters<typeof serviceDb>[0]) => ({
   db: serviceDb(c),
@@ -89,57 +84,15 @@ app.openapi(
   async (c) => {
     const who = requireUser(c);
     const req = c.req.valid("json");
-    const wantsAsync = req.async || /\brespond-async\b/i.test(c.req.header("prefer") ?? "");
     existingResearch(req); // a malformed existing_research is a 400 before anything else
     if (req.workspace_id) await requireWorkspaceRole(c, req.workspace_id, null, "Writing SEO articles");
-    // Configuration before anything is created or charged (503 names what is missing).
-    seoLlmFromEnv();
-    if (!req.skip_research) dataForSeoFromEnv();
-    const need = pipelineBaseCost(req.skip_research);
-    const { data: credits } = await db(c).from("user_credits").select("balance").eq("user_id", who.userId)
-      .maybeSingle();
-    const balance = Number(credits?.balance ?? 0);
-    if (balance < need) {
-      throw HttpError.paymentRequired(
-        `Insufficient credits for the SEO pipeline: it costs ${need} credits and your balance is ${balance}. ` +
-          `${HOW_TO_GET_CREDITS}.`,
-        { required: need, price: need, balance, cost_key: null },
-      );
+    const caller = { db: db(c), userId: who.userId };
+    const started = await startArticle(deps(c), caller, req, `request:${c.get("requestId")}`);
+    if (req.async || /\brespond-async\b/i.test(c.req.header("prefer") ?? "")) {
+      return c.json(acceptedArticle(started.row), 202);
     }
-    const workerId = `request:${c.get("requestId")}`;
-    const row = await createArticle(serviceDb(c), who.userId, req.workspace_id ?? null, req, workerId);
-    const run = runInBackground(`seo-pipeline ${row.id}`, runArticle(deps(c), row, workerId));
-    if (wantsAsync) {
-      return c.json({
-        success: true,
-        data: {
-          article_id: row.id,
-          status: row.status,
-          progress_percentage: row.progress_percentage,
-          current_stage: row.current_stage,
-          poll: `/rest/v1/seo_articles?id=eq.${row.id}`,
-        },
-      }, 202);
-    }
-    const outcome = await run;
-    if (outcome?.status === "completed") {
-      return c.json({ success: true, data: { article_id: row.id, article: articleView(outcome.row) } }, 200);
-    }
-    if (outcome?.status === "failed") {
-      const e = outcome.error;
-      throw new DomainError(e.kind, e.code, e.message, {
-        article_id: row.id,
-        stage_details: e.details ?? null,
-      });
-    }
-    if (outcome?.status === "taken_over") {
-      // A sweep judged this worker dead and resumed the run elsewhere: it goes on there.
-      return c.json({ success: true, data: { article_id: row.id, status: "running" } }, 202);
-    }
-    // The run could not even record its failure (logged); the sweeper will settle the row.
-    throw new HttpError(500, "seo_pipeline_failed", "The pipeline failed unexpectedly", {
-      article_id: row.id,
-    });
+    const done = await articleOutcome(started);
+    return done.status === 200 ? c.json(done.body, 200) : c.json(done.body, 202);
   },
 );
 
@@ -149,7 +102,7 @@ app.openapi(
     path: "/sweep",
     tags,
     summary: "Resume or fail runs whose worker died (service role; pg_cron every minute)",
-    middleware: [serviceOnly] as const,
+    middleware: [serviceRoleOnly] as const,
     request: { query: z.object({ wait: z.enum(["true", "false"]).default("false") }) },
     responses: { ...okJson("{success, resumed: [id], failed: [id]}"), ...errorResponses },
   }),

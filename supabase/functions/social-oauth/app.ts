@@ -16,16 +16,14 @@ import { createRoute } from "@hono/zod-openapi";
 import { createFunctionApp } from "@shared/http/app.ts";
 import { errorResponse, errorResponses, jsonBody, okJson } from "@shared/http/openapi.ts";
 import { serviceDb, userOnly, workspaceRole } from "@shared/auth/context.ts";
-import { HttpError } from "@shared/http/errors.ts";
+import { DomainError } from "@shared/errors.ts";
 import {
-  accountById,
-  completeCallback,
-  connectAccount,
-  disconnectAccount,
   lateFromEnv,
   listConnected,
   OAuthBody,
   OAuthListQuery,
+  oauthTarget,
+  runOAuthAction,
 } from "@shared/social/mod.ts";
 import { ACCOUNT_ADMINS, READERS, socialScope } from "@shared/social/scope.ts";
 
@@ -49,33 +47,13 @@ app.openapi(
   }),
   async (c) => {
     const req = c.req.valid("json");
-    switch (req.action) {
-      case "connect": {
-        const s = await socialScope(c, req.workspace_id, ACCOUNT_ADMINS, "Connecting a social account");
-        return c.json({
-          success: true,
-          ...await connectAccount(s, lateFromEnv(), req.platform, req.redirect_url),
-        }, 200);
-      }
-      case "callback": {
-        const s = await socialScope(c, req.workspace_id, ACCOUNT_ADMINS, "Connecting a social account");
-        return c.json({ success: true, account: await completeCallback(s, lateFromEnv(), req) }, 200);
-      }
-      case "disconnect": {
-        const account = await accountById(serviceDb(c), req.social_account_id);
-        // Outsiders learn nothing: the same 404 as for an id that does not exist.
-        if (await workspaceRole(c, account.workspace_id) === null) {
-          throw HttpError.notFound("Social account not found");
-        }
-        const s = await socialScope(
-          c,
-          account.workspace_id,
-          ACCOUNT_ADMINS,
-          "Disconnecting a social account",
-        );
-        return c.json({ success: true, account: await disconnectAccount(s, lateFromEnv(), account) }, 200);
-      }
+    const target = await oauthTarget(serviceDb(c), req);
+    // Outsiders learn nothing: the same 404 as for an account id that does not exist.
+    if (target.account && await workspaceRole(c, target.workspaceId) === null) {
+      throw DomainError.notFound("Social account not found");
     }
+    const s = await socialScope(c, target.workspaceId, ACCOUNT_ADMINS, target.what);
+    return c.json(await runOAuthAction(s, lateFromEnv, req, target.account), 200);
   },
 );
 

@@ -6,24 +6,13 @@
  * publishes each once. Answer {success, claimed, posts: [{post_id, late_post_id, status, ...}]}.
  */
 import { createRoute } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { createFunctionApp } from "@shared/http/app.ts";
-import { HttpError } from "@shared/http/errors.ts";
 import { errorResponses, okJson } from "@shared/http/openapi.ts";
-import { caller, serviceDb } from "@shared/auth/context.ts";
+import { serviceDb, serviceRoleOnly } from "@shared/auth/context.ts";
 import { lateFromEnv, runDuePosts } from "@shared/social/mod.ts";
 
-const serviceOnly: MiddlewareHandler = async (c, next) => {
-  const who = caller(c).kind;
-  if (who === "anon") throw HttpError.unauthorized("The service-role key is required");
-  if (who !== "service") {
-    throw HttpError.forbidden("Only the scheduler (service role) may call this function");
-  }
-  await next();
-};
-
 const app = createFunctionApp("social-publish-cron");
-app.use("*", serviceOnly);
+app.use("*", serviceRoleOnly);
 
 app.openapi(
   createRoute({
