@@ -151,6 +151,32 @@ export async function applyEmailChange(tx: Queryable, user: UserRow, newEmail: s
 }
 
 /** The mail of `kind` for `user`, with the verify link of token `t` (none for reauthentication). */
+/**
+ * The user an invite is for (GoTrue's invite: a confirmed user is refused, a new one created without a
+ * password), marked invited now. Used by POST /invite and generate_link's `invite`.
+ */
+export async function invitedUser(
+  tx: Queryable,
+  email: string,
+  found: UserRow | null,
+  data: Json,
+): Promise<UserRow> {
+  if (found && found.email_confirmed_at) throw Errors.emailExists();
+  const u = found ?? await insertUser(tx, {
+    email,
+    phone: null,
+    passwordHash: null,
+    userMetadata: data,
+    appMetadata: {},
+    emailConfirmed: false,
+    phoneConfirmed: false,
+  });
+  const r = await tx.query<UserRow>(`update auth.users set invited_at = now() where id = $1 returning *`, [
+    u.id,
+  ]);
+  return r.rows[0];
+}
+
 export function sendMail(
   f: Pick<AuthContext, "cfg" | "transport" | "externalUrl">,
   kind: MailKind,

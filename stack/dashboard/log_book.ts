@@ -9,19 +9,10 @@
  * lines that name it.
  */
 import type { ConsoleLine } from "../functions/console_capture.ts";
+import type { RequestLine } from "../gateway.ts";
 
-export interface Invocation {
-  time: string;
-  /** `functions/<name>`, `rest`, `auth` ... (gateway.ts surfaceOf). */
-  surface: string;
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-  requestId: string;
-  caller: string;
-  error: string | null;
-}
+/** One request as the gateway logged it (gateway.ts RequestLine), with the time it was seen. */
+export type Invocation = RequestLine & { time: string };
 
 export interface LogLine {
   time: string;

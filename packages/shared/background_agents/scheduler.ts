@@ -17,7 +17,7 @@
  */
 import type { SupabaseClient } from "../supabase/clients.ts";
 import { readInGroups, rows } from "../supabase/postgrest.ts";
-import { advance, nextSlot } from "../scheduling/cron.ts";
+import { advanceOrNull, nextSlot } from "../scheduling/cron.ts";
 import { MINUTE_MS, runTick, staleBefore } from "../scheduling/tick.ts";
 import { kickRunWorker } from "../supabase/run_queue.ts";
 import { errorMessage, refundRunCharge } from "./runs.ts";
@@ -139,15 +139,15 @@ async function claimDue(service: SupabaseClient, now: Date): Promise<(Claim & { 
 
 async function advanceAgent(service: SupabaseClient, claim: Claim & { agent?: Schedule }, now: Date) {
   const a = claim.agent;
-  let next: string | null = null;
-  try {
-    if (a) next = advance(a.schedule, a.timezone, new Date(claim.scheduled_for), now).toISOString();
-  } catch (err) {
-    console.error(
-      `[agent-scheduler] agent ${claim.agent_id}: cannot compute the next slot`,
-      errorMessage(err),
-    );
-  }
+  const next = a
+    ? advanceOrNull(
+      a.schedule,
+      a.timezone,
+      new Date(claim.scheduled_for),
+      now,
+      `[agent-scheduler] agent ${claim.agent_id}`,
+    )
+    : null;
   rows(
     await service.rpc("agent_advance_schedule", {
       p_agent_id: claim.agent_id,

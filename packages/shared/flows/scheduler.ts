@@ -16,9 +16,8 @@ import type { SupabaseClient } from "../supabase/clients.ts";
 import { readInGroups, rows } from "../supabase/postgrest.ts";
 import { kickRunWorker } from "../supabase/run_queue.ts";
 import type { Clock } from "./clock.ts";
-import { errorMessage } from "./engine.ts";
 import type { FlowRow } from "./runs.ts";
-import { advance } from "../scheduling/cron.ts";
+import { advanceOrNull } from "../scheduling/cron.ts";
 import { MINUTE_MS, runTick, staleBefore } from "../scheduling/tick.ts";
 import { FLOW_RUN_QUEUE } from "./worker.ts";
 
@@ -105,16 +104,14 @@ async function withTriggers(service: SupabaseClient, claims: Claim[]): Promise<C
 /** Moves a claimed flow's next_run_at from its slot to the next future slot. */
 async function advanceFlow(service: SupabaseClient, claim: ClaimedFlow, now: Date): Promise<void> {
   const slot = new Date(claim.scheduled_for);
-  let next: string | null = null;
-  try {
-    const cfg = claim.trigger_config as unknown as { cron: string; timezone?: string };
-    next = advance(cfg.cron, cfg.timezone ?? "UTC", slot, now).toISOString();
-  } catch (err) {
-    console.error(
-      `[flow-scheduler] flow ${claim.flow_id}: cannot compute the next slot`,
-      errorMessage(err),
-    );
-  }
+  const cfg = claim.trigger_config as unknown as { cron: string; timezone?: string };
+  const next = advanceOrNull(
+    cfg.cron,
+    cfg.timezone ?? "UTC",
+    slot,
+    now,
+    `[flow-scheduler] flow ${claim.flow_id}`,
+  );
   rows(
     await service.rpc("flow_advance_schedule", {
       p_flow_id: claim.flow_id,

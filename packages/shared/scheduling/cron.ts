@@ -38,3 +38,23 @@ export function advance(cron: string, timezone: string, slot: Date, now: Date): 
   const next = nextSlot(cron, timezone, slot);
   return next > now ? next : nextSlot(cron, timezone, now);
 }
+
+/**
+ * advance(), or null when the schedule cannot be computed (a schedule edited into something invalid
+ * after it was saved): logged with `who`, so the scheduler records "no next run" instead of failing the
+ * whole tick.
+ */
+export function advanceOrNull(
+  cron: string,
+  timezone: string,
+  slot: Date,
+  now: Date,
+  who: string,
+): string | null {
+  try {
+    return advance(cron, timezone, slot, now).toISOString();
+  } catch (err) {
+    console.error(`${who}: cannot compute the next slot`, err instanceof Error ? err.message : String(err));
+    return null;
+  }
+}

@@ -4,11 +4,11 @@
  */
 import type { AuthContext } from "../context.ts";
 import { Errors } from "../errors.ts";
-import { redirectOf, validEmail, verifyLink } from "../flows.ts";
+import { invitedUser, redirectOf, validEmail, verifyLink } from "../flows.ts";
 import type { RouteGroup } from "../guards.ts";
 import { issueToken, type TokenType } from "../otp.ts";
 import { type Json, jsonBody, optString } from "../request.ts";
-import { findUserByEmail, findUserById, insertUser, userJson, type UserRow } from "../users.ts";
+import { findUserByEmail, findUserById, insertUser, userJson } from "../users.ts";
 
 export function generateLinkRoutes(admin: RouteGroup, ctx: AuthContext): void {
   const { db, cfg } = ctx;
@@ -46,22 +46,7 @@ export function generateLinkRoutes(admin: RouteGroup, ctx: AuthContext): void {
           break;
         }
         case "invite": {
-          if (u && u.email_confirmed_at) throw Errors.emailExists();
-          if (!u) {
-            u = await insertUser(tx, {
-              email,
-              phone: null,
-              passwordHash: null,
-              userMetadata: data,
-              appMetadata: {},
-              emailConfirmed: false,
-              phoneConfirmed: false,
-            });
-          }
-          u = (await tx.query<UserRow>(`update auth.users set invited_at = now() where id = $1 returning *`, [
-            u.id,
-          ]))
-            .rows[0];
+          u = await invitedUser(tx, email, u, data);
           tokenType = "confirmation_token";
           break;
         }

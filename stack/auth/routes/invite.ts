@@ -1,11 +1,10 @@
 /** POST /invite (GoTrue invite.go, admin group): creates the user if needed and mails the invite. */
 import type { AuthContext } from "../context.ts";
-import { Errors } from "../errors.ts";
-import { redirectOf, sendMail, validEmail } from "../flows.ts";
+import { invitedUser, redirectOf, sendMail, validEmail } from "../flows.ts";
 import type { RouteGroup } from "../guards.ts";
 import { issueToken } from "../otp.ts";
 import { type Json, jsonBody, optString } from "../request.ts";
-import { findUserByEmail, findUserById, insertUser, userJson, type UserRow } from "../users.ts";
+import { findUserByEmail, findUserById, userJson } from "../users.ts";
 
 export function inviteRoutes(admin: RouteGroup, ctx: AuthContext): void {
   const { db, cfg } = ctx;
@@ -17,24 +16,7 @@ export function inviteRoutes(admin: RouteGroup, ctx: AuthContext): void {
       : {};
     const redirectTo = redirectOf(ctx, c, body);
     const user = await db.transaction(async (tx) => {
-      let u = await findUserByEmail(tx, email);
-      if (u && u.email_confirmed_at) throw Errors.emailExists();
-      if (!u) {
-        u = await insertUser(tx, {
-          email,
-          phone: null,
-          passwordHash: null,
-          userMetadata: data,
-          appMetadata: {},
-          emailConfirmed: false,
-          phoneConfirmed: false,
-        });
-      }
-      const r = await tx.query<UserRow>(
-        `update auth.users set invited_at = now() where id = $1 returning *`,
-        [u.id],
-      );
-      return r.rows[0];
+      return await invitedUser(tx, email, await findUserByEmail(tx, email), data);
     });
     const t = await issueToken(db, user.id, "confirmation_token", email, cfg.otpLength);
     await sendMail(ctx, "invite", email, user, t, redirectTo);
