@@ -7,7 +7,7 @@
  */
 import { LocalClipEmbeddings } from "@shared/embeddings/clip.ts";
 import { cosine } from "@shared/embeddings/provider.ts";
-import { encodePng } from "../services/ai-backend/pipeline/png.ts";
+import { encodePng } from "@shared/images/png.ts";
 import { percentile } from "./lib.ts";
 
 const perColour = Number(Deno.args[0] ?? 8);

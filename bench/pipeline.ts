@@ -13,9 +13,9 @@ import { PDFDocument, StandardFonts } from "pdf-lib";
 import { aiBackendOf } from "../stack/ai-backend/part.ts";
 import { createUser, startEphemeralPlatform } from "../fixtures/platform.ts";
 import { sqlAs } from "../fixtures/sql.ts";
-import { encodePng } from "../services/ai-backend/pipeline/png.ts";
-import { encodeBase64 } from "../services/ai-backend/pipeline/base64.ts";
-import { STAGES } from "../services/ai-backend/pipeline/config.ts";
+import { encodePng } from "@shared/images/png.ts";
+import { encodeBase64 } from "@shared/embeddings/decode.ts";
+import { STAGES } from "../services/ai-backend/mod.ts";
 import { percentile } from "./lib.ts";
 
 const PAGES = Math.min(Math.max(Number(Deno.args[0] ?? 100) || 100, 11), 1000);

@@ -7,7 +7,7 @@
  *
  * tests/foundation/gateway_openapi_test.ts fails while the file is out of date.
  */
-import { createAiBackendApp } from "../services/ai-backend/app.ts";
+import { createAiBackendApp } from "../services/ai-backend/mod.ts";
 import { LocalHashEmbeddings } from "../packages/shared/embeddings/local.ts";
 import { GATEWAY_ACTIONS } from "../packages/shared/gateway/actions.ts";
 import { derivePayloadSchemas } from "../packages/shared/gateway/payloads.ts";

@@ -18,7 +18,7 @@
  * `functionConsole` with the request id (the dashboard's Functions page shows both).
  */
 import { embeddingsFromEnv, LocalHashEmbeddings } from "@shared/embeddings/mod.ts";
-import { createAiBackendApp, jobRunnerOf } from "../../services/ai-backend/app.ts";
+import { createAiBackendApp, jobRunnerOf } from "../../services/ai-backend/mod.ts";
 import { DEFAULT_AI_BACKEND_PORT } from "../config.ts";
 import type { Platform, PlatformPart } from "../part.ts";
 import { callerOf, errorSummary, rebuildRequest, requestLine } from "../gateway.ts";

@@ -4,11 +4,16 @@
  * the feed drains the queue in id order (commit order: PGlite runs one transaction at a time),
  * so nothing committed while a client is connected is lost and nothing uncommitted is sent.
  *
- * visibleTo() is Supabase's apply_rls: under the subscriber's role and JWT claims (the way
- * /rest/v1 sets them), the row must be selectable by its primary key now, and only the columns
- * the role may SELECT are sent. DELETEs skip the row check (the row is gone), as on Supabase.
+ * Each drained batch (up to BATCH changes) goes to the deliverer at once, in id order, so it can
+ * check visibility once per distinct claims instead of once per change.
+ *
+ * visibleTo() is Supabase's apply_rls for a batch: under the subscriber's role and JWT claims
+ * (the way /rest/v1 sets them), each row must be selectable by its primary key now (after its
+ * commit), and only the columns the role may SELECT are sent. DELETEs skip the row check (the
+ * row is gone), as on Supabase. One transaction per table of the batch: the claims, the column
+ * privileges, and one query telling which of the batch's rows are selectable.
  */
-import { type PGlite, withRequestContext } from "../db/database.ts";
+import { type PGlite, requestContextQuery } from "../db/database.ts";
 
 export interface Change {
   id: number;
@@ -32,6 +37,19 @@ export interface TableInfo {
 
 type Claims = Record<string, unknown> & { role?: string };
 
+/** A drained change and its table. */
+export interface Drained {
+  change: Change;
+  info: TableInfo;
+}
+
+export interface Visibility {
+  visible: boolean;
+  columns: string[];
+}
+
+const HIDDEN: Visibility = { visible: false, columns: [] };
+
 const API_ROLES = new Set(["anon", "authenticated", "service_role"]);
 const BATCH = 500;
 
@@ -44,7 +62,7 @@ export class ChangeFeed {
 
   constructor(
     private readonly db: PGlite,
-    private readonly deliver: (change: Change, info: TableInfo) => Promise<void>,
+    private readonly deliver: (batch: Drained[]) => Promise<void>,
   ) {}
 
   async start(): Promise<void> {
@@ -92,11 +110,14 @@ export class ChangeFeed {
            returning id, schema_name as schema, table_name as "table", type, record, old_record, commit_timestamp)
          select * from batch order by id`,
       );
+      const batch: Drained[] = [];
       for (const row of r.rows) {
         const change: Change = { ...row, commit_timestamp: new Date(row.commit_timestamp).toISOString() };
-        const info = await this.tableInfo(change.schema, change.table);
-        if (info) await this.deliver(change, info);
+        const info = this.#info.get(`${change.schema}.${change.table}`) ??
+          await this.tableInfo(change.schema, change.table);
+        if (info) batch.push({ change, info });
       }
+      if (batch.length) await this.deliver(batch);
       if (r.rows.length < BATCH) return;
     }
   }
@@ -154,40 +175,85 @@ export class ChangeFeed {
     return out;
   }
 
-  /** May these claims read this change, and which columns of it? */
-  async visibleTo(
-    claims: Claims,
-    change: Change,
-    info: TableInfo,
-  ): Promise<{ visible: boolean; columns: string[] }> {
+  /** May these claims read these changes, and which columns of each? (One answer per change.) */
+  async visibleTo(claims: Claims, batch: Drained[]): Promise<Visibility[]> {
     const role = typeof claims.role === "string" && API_ROLES.has(claims.role) ? claims.role : "anon";
-    const row = change.type === "DELETE" ? change.old_record : change.record;
-    if (!row || info.primaryKey.length === 0) return { visible: false, columns: [] };
-    const names = info.columns.map((c) => c.name);
-    const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
-    const target = `${ident(info.schema)}.${ident(info.table)}`;
-    return await withRequestContext(this.db, { role, claims }, async (tx) => {
-      const cols = await tx.query<{ name: string }>(
-        `select c.name from unnest($1::text[]) as c(name)
-          where has_column_privilege(current_user, $2::regclass, c.name, 'SELECT')`,
-        [names, target],
-      );
-      const columns = cols.rows.map((c) => c.name);
-      if (info.primaryKey.some((k) => !columns.includes(k))) return { visible: false, columns: [] };
-      if (change.type === "DELETE") return { visible: true, columns };
-      const exists = await tx.query<{ ok: boolean }>(
-        `select exists(select 1 from ${target} t where ${
-          info.primaryKey.map((k, i) => `t.${ident(k)}::text = ($1::jsonb ->> ${i})`).join(" and ")
-        }) as ok`,
-        [JSON.stringify(info.primaryKey.map((k) => textOf(row[k])))],
-      );
-      return { visible: exists.rows[0]?.ok === true, columns };
-    }).catch((err) => {
-      // A role without SELECT on the table at all (42501) simply does not see the change.
-      if ((err as { code?: string }).code === "42501") return { visible: false, columns: [] };
-      throw err;
+    const out: Visibility[] = batch.map(() => HIDDEN);
+    const byTable = new Map<TableInfo, number[]>();
+    batch.forEach(({ change, info }, i) => {
+      const row = change.type === "DELETE" ? change.old_record : change.record;
+      if (!row || info.primaryKey.length === 0) return;
+      const list = byTable.get(info);
+      if (list) list.push(i);
+      else byTable.set(info, [i]);
     });
+    // The request context exactly as withRequestContext sets it, its parameters inlined.
+    const ctx = requestContextQuery({ role, claims });
+    const context = ctx.sql.replace(/\$(\d+)/g, (_, n) => literal(ctx.params[Number(n) - 1]));
+    for (const [info, indexes] of byTable) {
+      const target = `${ident(info.schema)}.${ident(info.table)}`;
+      const columnsSql = `select c.name from jsonb_array_elements_text(${
+        literal(JSON.stringify(info.columns.map((c) => c.name)))
+      }::jsonb) as c(name) where has_column_privilege(current_user, ${
+        literal(target)
+      }::regclass, c.name, 'SELECT')`;
+      const check = indexes.filter((i) => batch[i].change.type !== "DELETE");
+      // Which of the rows (by primary key, as text) can these claims select now? 1-based.
+      const keys = check.map((i) => info.primaryKey.map((k) => textOf(batch[i].change.record![k])));
+      const existsSql = `select x.n::int as n from jsonb_array_elements(${
+        literal(JSON.stringify(keys))
+      }::jsonb) with ordinality as x(k, n) where exists(select 1 from ${target} t where ${
+        info.primaryKey.map((k, i) => `t.${ident(k)}::text = (x.k ->> ${i})`).join(" and ")
+      })`;
+      let columns: string[];
+      let found: number[] = [];
+      try {
+        const r = await this.#asClaims(context, check.length ? [columnsSql, existsSql] : [columnsSql]);
+        columns = r[0].map((c) => c.name as string);
+        found = (r[1] ?? []).map((x) => x.n as number);
+      } catch (err) {
+        // 42501: the rows are not selectable at all (no SELECT on the key, or a policy reaching
+        // what the role may not use); DELETEs still go by the column privileges.
+        if ((err as { code?: string }).code !== "42501") throw err;
+        columns = await this.#asClaims(context, [columnsSql]).then(
+          (r) => r[0].map((c) => c.name as string),
+          (e) => {
+            if ((e as { code?: string }).code === "42501") return [];
+            throw e;
+          },
+        );
+      }
+      if (info.primaryKey.some((k) => !columns.includes(k))) continue;
+      const seen = { visible: true, columns };
+      for (const i of indexes) if (batch[i].change.type === "DELETE") out[i] = seen;
+      for (const n of found) out[check[n - 1]] = seen;
+    }
+    return out;
   }
+
+  /**
+   * Statements under the claims' context, in one round trip: a multi-statement query is one
+   * implicit transaction, so the transaction-local role and claims hold for every statement
+   * and end with it (as withRequestContext's transaction does); an error rolls it all back.
+   */
+  async #asClaims(context: string, statements: string[]): Promise<Record<string, unknown>[][]> {
+    const results = await this.db.exec([context, ...statements].join(";\n"));
+    return results.slice(1).map((r) => r.rows as Record<string, unknown>[]);
+  }
+}
+
+function ident(s: string): string {
+  return `"${s.replaceAll('"', '""')}"`;
+}
+
+/**
+ * A dollar-quoted literal (immune to string settings) whose tag cannot close early: neither the
+ * text nor the text followed by the tag's own `$` contains it.
+ */
+function literal(s: string): string {
+  let tag = "$rt$";
+  for (let n = 0; `${s}$`.includes(tag); n++) tag = `$rt${n}$`;
+  return `${tag}${s}${tag}`;
 }
 
 function textOf(v: unknown): string | null {

@@ -9,6 +9,8 @@
  * delivery time (RLS, as Supabase's apply_rls does); columns are limited to those the role may
  * select; a DELETE's old_record is the primary key only when RLS is on or the table's replica
  * identity is not FULL. Only tables of the supabase_realtime publication stream (changes.ts).
+ * Fan-out works per drained batch: one visibility check per distinct claims (and table) for the
+ * whole batch, one encoded `data` per (claims, change), then the frames in commit order.
  *
  * Not built: private channels (config.private, RLS on realtime.messages) answer a join error
  * saying so; broadcast replay. A client whose send buffer passes SLOW_CLIENT_BYTES is closed
@@ -16,7 +18,7 @@
  */
 import { JwtError, verifyJwt } from "@shared/auth/jwt.ts";
 import type { PGlite } from "../db/database.ts";
-import { type Change, ChangeFeed, type TableInfo } from "./changes.ts";
+import { ChangeFeed, type Drained } from "./changes.ts";
 import { type Condition, FilterError, matches, parseFilter } from "./filters.ts";
 import {
   bindingId,
@@ -80,7 +82,7 @@ export class RealtimeServer {
   #presenceSeq = 0;
 
   constructor(private readonly opts: RealtimeOptions) {
-    this.feed = new ChangeFeed(opts.db, (change, info) => this.#dispatch(change, info));
+    this.feed = new ChangeFeed(opts.db, (batch) => this.#dispatch(batch));
   }
 
   start(): Promise<void> {
@@ -523,66 +525,80 @@ export class RealtimeServer {
 
   // ---- postgres_changes delivery (§4, §11) ----
 
-  async #dispatch(change: Change, info: TableInfo): Promise<void> {
-    const row = change.type === "DELETE" ? change.old_record : change.record;
-    const targets: { client: Client; ch: Channel; ids: number[] }[] = [];
-    for (const client of this.clients) {
-      for (const ch of client.channels.values()) {
-        const ids = ch.bindings.filter((b) =>
-          b.schema === change.schema &&
-          (b.table === null || b.table === change.table) &&
-          (b.event === "*" || b.event === change.type) &&
-          matches(b.conditions, row)
-        ).map((b) => b.id);
-        if (ids.length) targets.push({ client, ch, ids });
+  /**
+   * A drained batch, in commit order: the bindings each change matches, then one visibility check
+   * per distinct claims for the whole batch (feed.visibleTo), one encoded `data` per (claims,
+   * change), and only then the frames, change by change, so every socket gets them in commit order.
+   */
+  async #dispatch(batch: Drained[]): Promise<void> {
+    const keyOf = new Map<Claims, string>();
+    const groups = new Map<string, { claims: Claims; indexes: number[]; data: (string | null)[] }>();
+    const targets = batch.map(({ change }, i) => {
+      const row = change.type === "DELETE" ? change.old_record : change.record;
+      const out: { client: Client; ch: Channel; ids: number[]; key: string }[] = [];
+      for (const client of this.clients) {
+        for (const ch of client.channels.values()) {
+          const ids = ch.bindings.filter((b) =>
+            b.schema === change.schema &&
+            (b.table === null || b.table === change.table) &&
+            (b.event === "*" || b.event === change.type) &&
+            matches(b.conditions, row)
+          ).map((b) => b.id);
+          if (!ids.length) continue;
+          let key = keyOf.get(ch.claims);
+          if (key === undefined) keyOf.set(ch.claims, key = JSON.stringify(ch.claims));
+          let g = groups.get(key);
+          if (!g) groups.set(key, g = { claims: ch.claims, indexes: [], data: [] });
+          if (g.indexes.at(-1) !== i) g.indexes.push(i);
+          out.push({ client, ch, ids, key });
+        }
       }
+      return out;
+    });
+    if (groups.size === 0) return;
+    for (const g of groups.values()) {
+      const seen = await this.feed.visibleTo(g.claims, g.indexes.map((i) => batch[i]));
+      g.indexes.forEach((i, n) => {
+        g.data[i] = seen[n].visible ? encodeData(batch[i], seen[n].columns) : null;
+      });
     }
-    if (targets.length === 0) return;
-    // One visibility check and one encoded `data` per distinct claims; frames reuse it.
-    const groups = new Map<string, Promise<string | null>>();
-    for (const t of targets) {
-      const key = JSON.stringify(t.ch.claims);
-      let g = groups.get(key);
-      if (!g) {
-        g = this.#encodeData(t.ch.claims, change, info);
-        groups.set(key, g);
+    for (let i = 0; i < batch.length; i++) {
+      for (const t of targets[i]) {
+        const data = groups.get(t.key)!.data[i];
+        if (data === null) continue;
+        this.#sendRaw(
+          t.client,
+          t.client.vsn === "2.0.0"
+            ? `[null,null,${JSON.stringify(t.ch.topic)},"postgres_changes",{"ids":${
+              JSON.stringify(t.ids)
+            },"data":${data}}]`
+            : `{"topic":${JSON.stringify(t.ch.topic)},"event":"postgres_changes","payload":{"ids":${
+              JSON.stringify(t.ids)
+            },"data":${data}},"ref":null}`,
+        );
       }
-      const data = await g;
-      if (data === null) continue;
-      this.#sendRaw(
-        t.client,
-        t.client.vsn === "2.0.0"
-          ? `[null,null,${JSON.stringify(t.ch.topic)},"postgres_changes",{"ids":${
-            JSON.stringify(t.ids)
-          },"data":${data}}]`
-          : `{"topic":${JSON.stringify(t.ch.topic)},"event":"postgres_changes","payload":{"ids":${
-            JSON.stringify(t.ids)
-          },"data":${data}},"ref":null}`,
-      );
     }
   }
+}
 
-  /** The change's `data` as these claims may see it (JSON), or null when they may not. */
-  async #encodeData(claims: Claims, change: Change, info: TableInfo): Promise<string | null> {
-    const { visible, columns } = await this.feed.visibleTo(claims, change, info);
-    if (!visible) return null;
-    const keep = (r: Record<string, unknown> | null) =>
-      r ? Object.fromEntries(Object.entries(r).filter(([k]) => columns.includes(k))) : r;
-    const pkOnly = (r: Record<string, unknown> | null) =>
-      r ? Object.fromEntries(Object.entries(r).filter(([k]) => info.primaryKey.includes(k))) : r;
-    const fullOld = info.replicaIdentityFull && !(change.type === "DELETE" && info.rls);
-    const data: Record<string, unknown> = {
-      schema: change.schema,
-      table: change.table,
-      type: change.type,
-      commit_timestamp: change.commit_timestamp,
-      columns: info.columns.filter((c) => columns.includes(c.name)),
-      errors: null,
-    };
-    if (change.type !== "DELETE") data.record = keep(change.record);
-    if (change.type !== "INSERT") {
-      data.old_record = keep(fullOld ? change.old_record : pkOnly(change.old_record));
-    }
-    return JSON.stringify(data);
+/** A change's `data` (JSON) limited to the columns its subscriber may see. */
+function encodeData({ change, info }: Drained, columns: string[]): string {
+  const keep = (r: Record<string, unknown> | null) =>
+    r ? Object.fromEntries(Object.entries(r).filter(([k]) => columns.includes(k))) : r;
+  const pkOnly = (r: Record<string, unknown> | null) =>
+    r ? Object.fromEntries(Object.entries(r).filter(([k]) => info.primaryKey.includes(k))) : r;
+  const fullOld = info.replicaIdentityFull && !(change.type === "DELETE" && info.rls);
+  const data: Record<string, unknown> = {
+    schema: change.schema,
+    table: change.table,
+    type: change.type,
+    commit_timestamp: change.commit_timestamp,
+    columns: info.columns.filter((c) => columns.includes(c.name)),
+    errors: null,
+  };
+  if (change.type !== "DELETE") data.record = keep(change.record);
+  if (change.type !== "INSERT") {
+    data.old_record = keep(fullOld ? change.old_record : pkOnly(change.old_record));
   }
+  return JSON.stringify(data);
 }

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { billableRoutes, EXTRA_BILLED_ROUTES } from "../../services/ai-backend/billing.ts";
+import { billableRoutes, EXTRA_BILLED_ROUTES } from "../../services/ai-backend/mod.ts";
 import { GATEWAY_ACTIONS, isBillable } from "../../packages/shared/gateway/actions.ts";
 import { createUser, createWorkspace, platformTest } from "../helpers/platform.ts";
 import { balance, gateway, grant } from "./helpers.ts";

@@ -4,7 +4,7 @@
  * to call the gateway and the backend as one of them.
  */
 import type { Platform } from "../../stack/platform.ts";
-import { createAiBackendApp } from "../../services/ai-backend/app.ts";
+import { applyBilling, createAiBackendApp } from "../../services/ai-backend/mod.ts";
 import {
   type EmbeddingInputType,
   type EmbeddingProvider,
@@ -13,7 +13,6 @@ import {
 import type { Context } from "hono";
 import { createApp } from "../../packages/shared/http/app.ts";
 import { signedIn } from "../../packages/shared/auth/context.ts";
-import { applyBilling } from "../../services/ai-backend/billing.ts";
 import { createTeam as makeTeam, type Team } from "../helpers/team.ts";
 
 export { balance, grant, type Team } from "../helpers/team.ts";

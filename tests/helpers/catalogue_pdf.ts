@@ -4,7 +4,7 @@
  * images (material swatches and a logo) drawn on the product pages.
  */
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { encodePng } from "../../services/ai-backend/pipeline/png.ts";
+import { encodePng } from "@shared/images/png.ts";
 
 /** A w x h RGB swatch: a base colour with a deterministic texture. */
 export function swatch(w: number, h: number, rgb: [number, number, number], grain = 24): Promise<Uint8Array> {

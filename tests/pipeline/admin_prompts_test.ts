@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { createUser, platformTest, setPlatformRole } from "../helpers/platform.ts";
 import { gateway, grant } from "../ai/helpers.ts";
 import { aiBackendOf } from "../../stack/ai-backend/part.ts";
-import { PROMPT_DEFAULTS } from "../../services/ai-backend/pipeline/prompts.ts";
+import { PROMPT_DEFAULTS } from "../../services/ai-backend/mod.ts";
 import { get, type Json, llm, processSample, q } from "./helpers.ts";
 
 const messagesSent = (p: Parameters<typeof llm>[0]) =>

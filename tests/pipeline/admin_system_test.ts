@@ -16,7 +16,7 @@ import {
 } from "../helpers/platform.ts";
 import { balance, gateway, grant } from "../ai/helpers.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
-import { PROMPT_DEFAULTS } from "../../services/ai-backend/pipeline/prompts.ts";
+import { PROMPT_DEFAULTS } from "../../services/ai-backend/mod.ts";
 import type { Platform } from "../../stack/platform.ts";
 import { type Json, llm, post, q, scriptFullRun } from "./helpers.ts";
 import { sampleCatalogue } from "../helpers/catalogue_pdf.ts";

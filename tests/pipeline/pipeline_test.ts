@@ -13,7 +13,7 @@ import { aiBackendOf } from "../../stack/ai-backend/part.ts";
 import { createUser, platformTest } from "../helpers/platform.ts";
 import { grant } from "../ai/helpers.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
-import { runJob } from "../../services/ai-backend/pipeline/run.ts";
+import { runJob } from "../../services/ai-backend/mod.ts";
 import { LocalHashEmbeddings } from "../../packages/shared/embeddings/mod.ts";
 import { sampleCatalogue } from "../helpers/catalogue_pdf.ts";
 import {

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { platformTest } from "../helpers/platform.ts";
-import { encodePng } from "../../services/ai-backend/pipeline/png.ts";
+import { encodePng } from "@shared/images/png.ts";
 import { encodeBase64 } from "../../packages/shared/embeddings/decode.ts";
 import { LABELLED_QUERIES, oakGrain } from "../../fixtures/rag.ts";
 import { balance, gateway, type Json, ok, world } from "./helpers.ts";

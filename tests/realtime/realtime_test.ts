@@ -218,3 +218,98 @@ platformTest(
     assert.equal((await bad.json()).message, "Invalid API key");
   },
 );
+
+platformTest(
+  "one batch, several claims: commit order, RLS per row, SELECT-able columns only, DELETE as on Supabase",
+  async (p) => {
+    await p.db.exec(`
+      create table public.rt_cols (
+        id bigint generated always as identity primary key,
+        owner uuid not null,
+        body text not null,
+        secret text
+      );
+      alter table public.rt_cols enable row level security;
+      alter table public.rt_cols replica identity full;
+      create policy rt_cols_read on public.rt_cols for select to authenticated
+        using (owner = (select auth.uid()) or body like 'public%');
+      grant select (id, owner, body) on public.rt_cols to authenticated;
+      alter publication supabase_realtime add table public.rt_cols;
+    `);
+    const writer = await createUser(p, "rt-batch-writer");
+    const reader = await createUser(p, "rt-batch-reader");
+    const sbWriter = await signedIn(p, writer);
+    const sbReader = await signedIn(p, reader);
+    // Claims are inlined into the visibility check as literals: a user-controlled claim that looks
+    // like the quoting must stay data.
+    const meta = await sbReader.auth.updateUser({
+      data: { note: "$rt$'; drop table public.rt_cols; --$rt0$" },
+    });
+    assert.equal(meta.error, null);
+    assert.equal((await sbReader.auth.refreshSession()).error, null);
+    const seen = { writer: new Inbox<Change>(), reader: new Inbox<Change>() };
+    const chWriter = sbWriter.channel("cols-w").on(
+      "postgres_changes",
+      { event: "*", schema: "public", table: "rt_cols" },
+      (c) => seen.writer.push(c as Change),
+    );
+    const chReader = sbReader.channel("cols-r").on(
+      "postgres_changes",
+      { event: "*", schema: "public", table: "rt_cols" },
+      (c) => seen.reader.push(c as Change),
+    );
+    try {
+      await subscribe(chWriter);
+      await subscribe(chReader);
+      // One statement, then one transaction: the changes of each are drained (and checked) as a batch.
+      const r = await p.db.query<{ a: number; b: number }>(
+        `
+        with a as (insert into public.rt_cols (owner, body, secret) values ($1, 'private a', 's') returning id),
+             b as (insert into public.rt_cols (owner, body, secret) values ($1, 'public b', 's') returning id)
+        select (select id from a)::int as a, (select id from b)::int as b`,
+        [writer.id],
+      );
+      const { a, b } = r.rows[0];
+      const got = async (who: "writer" | "reader", n: number) => {
+        const out: unknown[] = [];
+        for (let i = 0; i < n; i++) {
+          const c = await seen[who].next(`${who} change ${i + 1} after ${JSON.stringify(out)}`);
+          out.push([c.eventType, { ...(c.eventType === "DELETE" ? c.old : c.new) }]);
+        }
+        return out;
+      };
+      const row = (id: number, owner: string, body: string) => ({ id, owner, body });
+      assert.deepEqual(await got("writer", 2), [
+        ["INSERT", row(a, writer.id, "private a")],
+        ["INSERT", row(b, writer.id, "public b")],
+      ], "no secret column");
+      assert.deepEqual(await got("reader", 1), [["INSERT", row(b, writer.id, "public b")]]);
+      await p.db.exec(`
+        begin;
+        delete from public.rt_cols where id = ${a};
+        insert into public.rt_cols (owner, body, secret) values ('${reader.id}', 'mine c', 's');
+        insert into public.rt_cols (owner, body, secret) values ('${reader.id}', 'public d', 's');
+        commit;
+      `);
+      assert.deepEqual(await got("writer", 2), [
+        // RLS on: the old record is the primary key only, though the replica identity is FULL.
+        ["DELETE", { id: a }],
+        ["INSERT", row(b + 2, reader.id, "public d")],
+      ], "the writer misses the reader's private row");
+      assert.deepEqual(await got("reader", 3), [
+        ["DELETE", { id: a }],
+        ["INSERT", row(b + 1, reader.id, "mine c")],
+        ["INSERT", row(b + 2, reader.id, "public d")],
+      ], "the reader gets the DELETE of a row it could never read, as on Supabase");
+      // The claims' role and context ended with the check.
+      const after = await p.db.query<{ own: boolean; claims: string | null; n: number }>(
+        `select current_user = session_user as own, nullif(current_setting('request.jwt.claims', true), '') as claims,
+                (select count(*)::int from public.rt_cols) as n`,
+      );
+      assert.deepEqual(after.rows[0], { own: true, claims: null, n: 3 });
+    } finally {
+      await sbWriter.removeAllChannels();
+      await sbReader.removeAllChannels();
+    }
+  },
+);

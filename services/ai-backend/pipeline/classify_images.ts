@@ -11,8 +11,8 @@
  * answers by calling `classify_image` (a forced tool call validated with `verdict`, model layer).
  */
 import { z } from "zod";
-import { encodeBase64 } from "./base64.ts";
-import { encodePng } from "./png.ts";
+import { encodeBase64 } from "@shared/embeddings/decode.ts";
+import { encodePng } from "@shared/images/png.ts";
 import { keptCategories } from "./config.ts";
 import { IMAGE_CATEGORIES } from "@shared/ai_services/config.ts";
 import type { StageContext } from "./context.ts";

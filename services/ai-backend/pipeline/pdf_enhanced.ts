@@ -16,7 +16,7 @@ import { classifyDocument, detectBoundaries, pagesOf } from "@shared/ai_services
 import { classifyTwoStage } from "@shared/images/analysis.ts";
 import type { PipelineOptions } from "./config.ts";
 import { parsePdf } from "./document.ts";
-import { encodePng } from "./png.ts";
+import { encodePng } from "@shared/images/png.ts";
 import { createUploadJob, jobView } from "./jobs.ts";
 import { type PipelineDeps, runJob } from "./run.ts";
 import { promptReader } from "./prompts.ts";

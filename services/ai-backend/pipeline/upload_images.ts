@@ -3,7 +3,7 @@
  * bucket material-images at {document_id}/{filename}, five at a time (spec: 5 parallel uploads).
  * Uploads overwrite (upsert), so a re-run stores the same objects once.
  */
-import { encodePng } from "./png.ts";
+import { encodePng } from "@shared/images/png.ts";
 import { STAGE_LIMITS } from "./config.ts";
 import type { StageContext } from "./context.ts";
 import type { ClassifiedImage } from "./classify_images.ts";

@@ -5,9 +5,12 @@
  * similar pictures closer than different ones).
  */
 import assert from "node:assert/strict";
-import { planChunks } from "../../../../services/ai-backend/pipeline/create_chunks.ts";
-import { pageSimilarity } from "../../../../services/ai-backend/pipeline/create_relationships.ts";
-import { keptCategories, pipelineOptionsSchema } from "../../../../services/ai-backend/pipeline/config.ts";
+import {
+  keptCategories,
+  pageSimilarity,
+  pipelineOptionsSchema,
+  planChunks,
+} from "../../../../services/ai-backend/mod.ts";
 import { resolveAiConfig } from "@shared/ai_services/config.ts";
 import { IMAGE_EMBEDDING_KINDS, LocalImageEmbeddings, type RasterImage } from "@shared/embeddings/image.ts";
 import { cosine } from "@shared/embeddings/provider.ts";
