@@ -11,8 +11,8 @@ import {
   type PlatformConfig,
 } from "./config.ts";
 import { openDatabase, type PGlite } from "./db/database.ts";
-import { migrate, type MigrateResult } from "./db/migrate.ts";
-import { openFromTemplate } from "./db/template.ts";
+import { appliedMigrations, migrate, type MigrateResult, seedFile } from "./db/migrate.ts";
+import { openFromTemplate, templateBlob } from "./db/template.ts";
 import { Gateway, stripPrefix } from "./gateway.ts";
 import { createAuthApp } from "./auth/app.ts";
 import { resendTransport } from "./auth/mail.ts";
@@ -49,6 +49,16 @@ export async function readDotenv(path: string): Promise<Record<string, string>> 
     out[m[1]] = v;
   }
   return out;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }
 
 export interface StartOptions extends Partial<PlatformConfig> {
@@ -109,9 +119,25 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
       });
     }
     await Deno.mkdir(config.dataDir, { recursive: true });
-    db = await openDatabase({ dataDir: dbDir });
+    // A new data folder starts as a copy of the migrated template (the same bootstrap, migrations
+    // and seed, applied once per schema and cached under .cache/), so only the first start after a
+    // schema change pays for migrating.
+    const fresh = !(await exists(`${dbDir}/PG_VERSION`));
+    db = await openDatabase(
+      fresh ? { dataDir: dbDir, loadDataDir: await templateBlob(config.rootDir) } : {
+        dataDir: dbDir,
+      },
+    );
     timings.database = performance.now() - t0;
     migration = await migrate(db, config.rootDir);
+    if (fresh) {
+      migration = {
+        ...migration,
+        fresh: true,
+        applied: await appliedMigrations(db),
+        seeded: !!(await seedFile(config.rootDir)),
+      };
+    }
   }
   timings.migrated = performance.now() - t0;
 

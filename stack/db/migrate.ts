@@ -104,6 +104,14 @@ export function parseMigrationName(file: string): { version: string; name: strin
   return { version: m[1], name: m[2] };
 }
 
+/** The migration files schema_migrations records as applied, in order. */
+export async function appliedMigrations(db: PGlite): Promise<string[]> {
+  const { rows } = await db.query<{ version: string; name: string }>(
+    `select version, name from supabase_migrations.schema_migrations order by version`,
+  );
+  return rows.map((r) => `${r.version}_${r.name}.sql`);
+}
+
 export class MigrationError extends Error {
   constructor(file: string, cause: unknown) {
     super(`${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });

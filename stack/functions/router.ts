@@ -290,7 +290,7 @@ export async function createFunctionsRouter(opts: RouterOptions): Promise<Functi
     watching = (async () => {
       for await (const event of w) {
         if (event.kind === "access" || !event.paths.some((p) => /\.(ts|tsx|js|mjs|json)$/.test(p))) continue;
-        if (workers.size) log(`functions: ${event.paths.join(", ")} changed; reloading functions`);
+        log(`functions: ${event.paths.join(", ")} changed; reloading functions`);
         for (const fw of workers.values()) retire(fw);
         workers.clear();
       }
