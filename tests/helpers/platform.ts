@@ -8,6 +8,7 @@
  */
 import type { Platform } from "../../stack/platform.ts";
 import { startEphemeralPlatform } from "../../fixtures/platform.ts";
+import { currentTestFile } from "./file_scope.ts";
 
 export {
   anonClient,
@@ -19,19 +20,33 @@ export {
   uniqueEmail,
 } from "../../fixtures/platform.ts";
 
-let current: Promise<Platform> | null = null;
-const pausedInModule: string[] = [];
-let projectCronJobs = false;
+/**
+ * Per test file (file_scope.ts: one file is one module, unless tests/helpers/shards.ts runs many
+ * in one): its platform, the cron jobs it keeps paused, whether it runs the project's jobs.
+ */
+interface FileState {
+  current: Promise<Platform> | null;
+  pausedInModule: string[];
+  projectCronJobs: boolean;
+}
+const files = new Map<string, FileState>();
+
+function fileState(file = currentTestFile()): FileState {
+  let s = files.get(file);
+  if (!s) files.set(file, s = { current: null, pausedInModule: [], projectCronJobs: false });
+  return s;
+}
 
 /** The module's platform, started on first use and stopped when the module's tests end. */
 export function getPlatform(): Promise<Platform> {
-  if (!current) {
-    current = startEphemeralPlatform({ projectCronJobs }).then(async (p) => {
-      if (pausedInModule.length) await pauseCronJobs(p, ...pausedInModule);
+  const s = fileState();
+  if (!s.current) {
+    s.current = startEphemeralPlatform({ projectCronJobs: s.projectCronJobs }).then(async (p) => {
+      if (s.pausedInModule.length) await pauseCronJobs(p, ...s.pausedInModule);
       return p;
     });
   }
-  return current;
+  return s.current;
 }
 
 /**
@@ -40,8 +55,9 @@ export function getPlatform(): Promise<Platform> {
  * module's top level, before any test starts the platform.
  */
 export function runProjectCronJobsInModule(): void {
-  if (current) throw new Error("runProjectCronJobsInModule: the module's platform has started already");
-  projectCronJobs = true;
+  const s = fileState();
+  if (s.current) throw new Error("runProjectCronJobsInModule: the module's platform has started already");
+  s.projectCronJobs = true;
 }
 
 /**
@@ -50,13 +66,19 @@ export function runProjectCronJobsInModule(): void {
  * the module's top level.
  */
 export function pauseCronJobsInModule(...names: string[]): void {
-  pausedInModule.push(...names);
+  fileState().pausedInModule.push(...names);
 }
 
 export async function stopPlatform(): Promise<void> {
-  if (current) {
-    const p = await current;
-    current = null;
+  await stopFilePlatform(currentTestFile());
+}
+
+/** Stops a file's platform, if it has one (tests/helpers/shards.ts, after the file's last test). */
+export async function stopFilePlatform(file: string): Promise<void> {
+  const s = files.get(file);
+  if (s?.current) {
+    const p = await s.current;
+    s.current = null;
     await p.stop();
   }
 }

@@ -197,10 +197,12 @@ export interface World {
   outsiderProduct: string;
 }
 
-let world: Promise<World> | null = null;
+/** One world per platform (the files that share these helpers may run in one module: shards.ts). */
+const worlds = new WeakMap<Platform, Promise<World>>();
 
 export function getWorld(p: Platform): Promise<World> {
-  world ??= seed(p);
+  let world = worlds.get(p);
+  if (!world) worlds.set(p, world = seed(p));
   return world;
 }
 
