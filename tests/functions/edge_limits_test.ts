@@ -102,22 +102,22 @@ for (const { mode, hotReload } of MODES) {
     const dir = await Deno.makeTempDir();
     const { router, logs, call } = await fixtureRouter(hotReload, {
       responseTimeoutMs: 5_000,
-      wallClockMs: 600,
+      wallClockMs: 1_200,
     });
     try {
-      const quick = await call(`/background?ms=150&mark=${dir}/quick`);
+      const quick = await call(`/background?ms=500&mark=${dir}/quick`);
       assert.equal(quick.res.status, 202);
       assert.deepEqual(await quick.res.json(), { accepted: true });
       assert.equal(await exists(`${dir}/quick`), false, "the response came before the background work ended");
       await eventually("the quick background work finishes", () => exists(`${dir}/quick`));
 
-      const long = await call(`/background?ms=1500&mark=${dir}/long`);
+      const long = await call(`/background?ms=3000&mark=${dir}/long`);
       assert.equal(long.res.status, 202);
       await long.res.body?.cancel();
-      const line = `functions: background ran past its wall clock of 600 ms (request ${long.id})`;
+      const line = `functions: background ran past its wall clock of 1200 ms (request ${long.id})`;
       await eventually("the wall clock line", () => logs.some((l) => l.startsWith(line)));
       assert.ok(!logs.some((l) => l.includes(`request ${quick.id}`)), logs.join("\n"));
-      await sleep(1_200);
+      await sleep(2_000);
       if (hotReload) {
         assert.ok(
           logs.some((l) => l.startsWith(line) && l.endsWith("its Worker is terminated")),
