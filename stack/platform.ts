@@ -10,9 +10,9 @@ import {
   LOCAL_EMAIL_PLATFORM_FROM_NAME,
   type PlatformConfig,
 } from "./config.ts";
-import { openDatabase, type PGlite } from "./db/database.ts";
+import { openDatabase, type PGlite, writeDataFiles } from "./db/database.ts";
 import { appliedMigrations, migrate, type MigrateResult, seedFile } from "./db/migrate.ts";
-import { openFromTemplate, templateBlob } from "./db/template.ts";
+import { openFromTemplate, templateFiles } from "./db/template.ts";
 import { Gateway, stripPrefix } from "./gateway.ts";
 import { createAuthApp } from "./auth/app.ts";
 import { resendTransport } from "./auth/mail.ts";
@@ -123,11 +123,8 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     // and seed, applied once per schema and cached under .cache/), so only the first start after a
     // schema change pays for migrating.
     const fresh = !(await exists(`${dbDir}/PG_VERSION`));
-    db = await openDatabase(
-      fresh ? { dataDir: dbDir, loadDataDir: await templateBlob(config.rootDir) } : {
-        dataDir: dbDir,
-      },
-    );
+    if (fresh) await writeDataFiles(await templateFiles(config.rootDir), dbDir);
+    db = await openDatabase({ dataDir: dbDir });
     timings.database = performance.now() - t0;
     migration = await migrate(db, config.rootDir);
     if (fresh) {

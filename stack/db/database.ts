@@ -104,6 +104,17 @@ export interface DataFiles {
   files: { path: string; data: Uint8Array }[];
 }
 
+/**
+ * Writes `files` as a data folder at `dir` (made if missing), for `openDatabase({ dataDir })`: how a
+ * new data folder starts from the migrated template, tens of times faster than loadDataDir (which
+ * untars through the Emscripten file system: 3 s for the template).
+ */
+export async function writeDataFiles(files: DataFiles, dir: string): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const d of files.dirs) await Deno.mkdir(`${dir}/${d}`, { recursive: true, mode: 0o700 });
+  await Promise.all(files.files.map((f) => Deno.writeFile(`${dir}/${f.path}`, f.data, { mode: 0o600 })));
+}
+
 /** Parses a dumpDataDir tarball (`dumpDataDir("none")`) into DataFiles. */
 export function dataFilesOf(tar: Uint8Array): DataFiles {
   const dirs = new Set<string>();
