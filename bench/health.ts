@@ -38,7 +38,9 @@ try {
     }),
     opts,
   );
-  console.log(`health-check over loopback, concurrency ${concurrency}`);
+  console.log(
+    `health-check over loopback, concurrency ${concurrency}, cores ${navigator.hardwareConcurrency}`,
+  );
   console.log(fmtLoad("baseline: bare Deno.serve, same JSON", base));
   console.log(fmtLoad("GET /functions/v1/health-check", fn));
   console.log(

@@ -59,7 +59,7 @@ try {
   const chunks =
     (await platform.db.query<{ n: number }>(`select count(*)::int as n from public.kb_doc_chunks`)).rows[0].n;
   console.log(
-    `ingest ${DOCS} price documents (4 writers)`.padEnd(44) +
+    `ingest ${DOCS} price documents (4 writers, cores ${navigator.hardwareConcurrency})`.padEnd(44) +
       ` ${seconds.toFixed(1)} s  ${(DOCS / seconds).toFixed(1)} docs/s  ${chunks} chunks`,
   );
 

@@ -78,6 +78,7 @@ try {
       path: () => `/rt_projects?select=id,name,budget,rt_clients(name)&order=id&limit=50`,
     },
   ];
+  console.log(`cores ${navigator.hardwareConcurrency}`);
   console.log(
     `REST bench: ${ITERATIONS} requests per case after ${WARMUP} warm-up (loopback HTTP, anon key)\n`,
   );
