@@ -7,8 +7,6 @@
  */
 import assert from "node:assert/strict";
 import type { Platform } from "../../stack/platform.ts";
-import { openDatabase } from "../../stack/db/database.ts";
-import { templateBlob } from "../../stack/db/template.ts";
 import { startEphemeralPlatform } from "../../fixtures/platform.ts";
 import { platformTest, runProjectCronJobsInModule } from "../helpers/platform.ts";
 import { createTeam } from "../helpers/team.ts";
@@ -108,10 +106,8 @@ Deno.test({
   name:
     "after a restart on another port (the old one taken) Vault has the new URL and scheduled calls reach it",
   fn: async () => {
+    // A new data folder: the platform starts it as a copy of the migrated template.
     const dataDir = await Deno.makeTempDir();
-    // A migrated persisted database, copied from the template (a fresh migration takes a minute).
-    const seed = await openDatabase({ dataDir: `${dataDir}/db`, loadDataDir: await templateBlob(ROOT) });
-    await seed.close();
     let held: Deno.Listener | null = null;
     try {
       const first = await startEphemeralPlatform({ ephemeral: false, dataDir });

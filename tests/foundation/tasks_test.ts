@@ -1,26 +1,14 @@
 /**
  * `deno task start` / `sql` / `status` / `reset` as processes (stack/main.ts, stack/running.ts):
  * two platforms side by side each found by its data folder, reset refused while one runs (data
- * intact), and a busy port named with the flag that changes it. The data folders start as a copy
- * of the migrated template (what a first `deno task start` leaves behind), so that no process
- * spends its start applying every migration: that is migrate_test.ts's subject, not this file's.
+ * intact), and a busy port named with the flag that changes it. The data folders start empty: a
+ * platform starts a new one as a copy of the migrated template, so no process spends its start
+ * applying every migration (migrate_test.ts's subject, not this file's).
  */
 import assert from "node:assert/strict";
-import { openDatabase } from "../../stack/db/database.ts";
-import { templateBlob } from "../../stack/db/template.ts";
 
 const deno = Deno.execPath();
 const root = new URL("../..", import.meta.url).pathname;
-
-/** A data folder holding a migrated database, as `deno task start` leaves it. */
-async function migratedDataDir(dir: string): Promise<void> {
-  await Deno.mkdir(dir, { recursive: true });
-  const db = await openDatabase({
-    dataDir: `${dir}/db`,
-    loadDataDir: await templateBlob(root.replace(/\/$/, "")),
-  });
-  await db.close();
-}
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(deno, {
@@ -67,8 +55,6 @@ async function start(dir: string): Promise<Started> {
 Deno.test("two platforms side by side: sql and status find their own; reset refuses while running", async () => {
   const base = await Deno.makeTempDir();
   const [a, b] = [`${base}/a`, `${base}/b`];
-  await migratedDataDir(a);
-  await migratedDataDir(b);
   const [pa, pb] = await Promise.all([start(a), start(b)]);
   try {
     assert.notEqual(pa.url, pb.url);
