@@ -151,8 +151,6 @@ Deno.test({
   },
 });
 
-const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-
 Deno.test({
   ...opts,
   name:
