@@ -51,7 +51,8 @@ export async function readDotenv(path: string): Promise<Record<string, string>> 
   return out;
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether a file or folder is there (NotFound is false; any other error is thrown). */
+export async function pathExists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
     return true;
@@ -122,7 +123,7 @@ export async function startPlatform(opts: StartOptions = {}): Promise<Platform> 
     // A new data folder starts as a copy of the migrated template (the same bootstrap, migrations
     // and seed, applied once per schema and cached under .cache/), so only the first start after a
     // schema change pays for migrating.
-    const fresh = !(await exists(`${dbDir}/PG_VERSION`));
+    const fresh = !(await pathExists(`${dbDir}/PG_VERSION`));
     if (fresh) await writeDataFiles(await templateFiles(config.rootDir), dbDir);
     db = await openDatabase({ dataDir: dbDir });
     timings.database = performance.now() - t0;

@@ -15,6 +15,7 @@ import { createFunctionsRouter, type FunctionsRouter } from "../../stack/functio
 import type { EdgeLimits } from "../../stack/functions/limits.ts";
 import { createUser, setPlatformRole } from "../helpers/platform.ts";
 import { startEphemeralPlatform } from "../../fixtures/platform.ts";
+import { pathExists } from "../../stack/platform.ts";
 
 const FIXTURES = new URL("./edge_fixtures", import.meta.url).pathname;
 const MODES = [{ mode: "in-process", hotReload: false }, { mode: "Worker", hotReload: true }] as const;
@@ -58,15 +59,7 @@ async function eventually(what: string, check: () => boolean | Promise<boolean>,
   assert.fail(`not within ${withinMs} ms: ${what}`);
 }
 
-const exists = async (path: string) => {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-};
+const exists = pathExists;
 
 for (const { mode, hotReload } of MODES) {
   Deno.test(`${mode}: no response by the deadline -> the runtime's 504, logged with function and request id`, async () => {
