@@ -10,7 +10,6 @@
  * Errors use OpenAI's {error: {message, type, param, code}}. Tests script failures with
  * failNext() and unusable answers with `nextAnswer` (e.g. a data item without an image).
  */
-import sharp from "sharp";
 import { StandIn, type StandInRequest } from "../standin.ts";
 
 type Obj = Record<string, unknown>;
@@ -102,6 +101,8 @@ export class ImagesStandIn extends StandIn {
     for (let i = 0; i < n; i++) {
       // The first image's colour is the prompt's (as before n was honoured); the others differ.
       const background = await colourOf(i === 0 ? b.prompt : `${b.prompt}#${i}`);
+      // sharp's native addon (140 ms to load) loads with the first image, not when the platform boots.
+      const { default: sharp } = await import("sharp");
       const png = await sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
       this.generated.push({ model: b.model, prompt: b.prompt, size, width, height });
       if (format === "url") {
