@@ -81,9 +81,7 @@ export const DEFAULT_SEARCH_PATH = `"$user", public, extensions`;
 export interface OpenOptions {
   /** A folder to persist the database in; omitted keeps it in memory. */
   dataDir?: string;
-  /** A tarball made by dumpDataDir to start a data folder from (a migrated template). */
-  loadDataDir?: Blob;
-  /** An in-memory database's files (dataFiles of a dumpDataDir tarball), copied in at open. */
+  /** An in-memory database's files (dataFilesOf a dumpDataDir tarball), copied in at open. */
   files?: DataFiles;
 }
 
@@ -106,8 +104,8 @@ export interface DataFiles {
 
 /**
  * Writes `files` as a data folder at `dir` (made if missing), for `openDatabase({ dataDir })`: how a
- * new data folder starts from the migrated template, tens of times faster than loadDataDir (which
- * untars through the Emscripten file system: 3 s for the template).
+ * new data folder starts from the migrated template, tens of times faster than PGlite's
+ * loadDataDir (which untars through the Emscripten file system: 3 s for the template).
  */
 export async function writeDataFiles(files: DataFiles, dir: string): Promise<void> {
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
@@ -190,12 +188,10 @@ function startParams(): string[] {
 }
 
 export async function openDatabase(opts: OpenOptions = {}): Promise<PGlite> {
-  const inMemory = !opts.dataDir && !opts.loadDataDir;
   const db = await PGlite.create({
     dataDir: opts.dataDir,
-    loadDataDir: opts.loadDataDir,
     // A fresh in-memory database starts from a copy of initdb's output (freshDataDir).
-    fs: inMemory ? new PreloadedMemoryFS(opts.files ?? await freshDataDir()) : undefined,
+    fs: opts.dataDir ? undefined : new PreloadedMemoryFS(opts.files ?? await freshDataDir()),
     extensions,
     startParams: startParams(),
   });

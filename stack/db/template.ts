@@ -87,12 +87,8 @@ function templateTar(rootDir: string): Promise<Uint8Array<ArrayBuffer>> {
   });
 }
 
-/** The migrated template as a dumpDataDir tarball (to start a data folder from: loadDataDir). */
-export async function templateBlob(rootDir: string): Promise<Blob> {
-  return new Blob([await templateTar(rootDir)]);
-}
-
-const parsed = new Map<Uint8Array, DataFiles>();
+/** Parsed once per tarball (a schema change makes a new one, and the old one can go). */
+const parsed = new WeakMap<Uint8Array, DataFiles>();
 
 /** The migrated template's files, parsed once per process. */
 export async function templateFiles(rootDir: string): Promise<DataFiles> {

@@ -73,6 +73,16 @@ export function definition(args: unknown[]): Deno.TestDefinition {
 }
 
 /**
+ * A focused test (`Deno.test.only`, `only: true`) would silence every other file of its shard, not
+ * just its own file's tests: refused, with the way to focus that works.
+ */
+function focusRefused(file: string): Error {
+  return new Error(
+    `${file}: focused tests are refused in a shard; run the file alone: deno test -A tests/${file}`,
+  );
+}
+
+/**
  * Imports the files of one shard, registering their tests in this module, each run with its
  * file as the current one and the file's platform stopped after its last test (see above).
  */
@@ -84,6 +94,7 @@ export async function runShard(tier: Tier, shard: number, of: number): Promise<v
   for (const file of files) {
     const register = (...args: unknown[]) => {
       const def = definition(args);
+      if (def.only) throw focusRefused(file);
       const fn = def.fn;
       const wrapped: Deno.TestDefinition = {
         ...def,
@@ -103,7 +114,9 @@ export async function runShard(tier: Tier, shard: number, of: number): Promise<v
     };
     const scoped = Object.assign(register, {
       ignore: (...args: unknown[]) => register({ ...definition(args), ignore: true }),
-      only: (...args: unknown[]) => register({ ...definition(args), only: true }),
+      only: () => {
+        throw focusRefused(file);
+      },
     });
     (Deno as { test: unknown }).test = scoped;
     setImportingFile(file);

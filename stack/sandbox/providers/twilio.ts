@@ -16,6 +16,19 @@
  */
 import { type CallbackOptions, type CallbackResult, StandIn, type StandInRequest } from "../standin.ts";
 
+/**
+ * The X-Twilio-Signature of a callback, by the SDK's own function. The SDK (120 ms to import)
+ * loads with the first signed callback, not when the platform boots.
+ */
+async function twilioSignature(
+  token: string,
+  url: string,
+  params: Record<string, string | string[]>,
+): Promise<string> {
+  const { default: twilio } = await import("twilio");
+  return twilio.getExpectedTwilioSignature(token, url, params);
+}
+
 /** The auth token code is given while the stand-in serves (and the key its callbacks are signed with). */
 export const TWILIO_SANDBOX_TOKEN = "sandbox-twilio-auth-token-placeholder";
 /** A well-formed account SID (AC + 32 hex digits) that is obviously not a real account. */
@@ -195,9 +208,7 @@ export class TwilioStandIn extends StandIn {
 
   protected override async signCallback(url: string, body: string, headers: Headers): Promise<void> {
     const params = signedParams(new URLSearchParams(body));
-    // The SDK (120 ms to import) loads with the first signed callback, not when the platform boots.
-    const { default: twilio } = await import("twilio");
-    headers.set("X-Twilio-Signature", twilio.getExpectedTwilioSignature(this.authToken, url, params));
+    headers.set("X-Twilio-Signature", await twilioSignature(this.authToken, url, params));
   }
 
   protected route(req: StandInRequest): Response | Promise<Response> {
@@ -458,12 +469,7 @@ export class TwilioStandIn extends StandIn {
     if (opts.sign === false && !opts.token && !opts.tamper) {
       return await this.sendCallback(url, form, { sign: false });
     }
-    const { default: twilio } = await import("twilio");
-    const signature = twilio.getExpectedTwilioSignature(
-      opts.token ?? this.authToken,
-      url,
-      signedParams(form),
-    );
+    const signature = await twilioSignature(opts.token ?? this.authToken, url, signedParams(form));
     opts.tamper?.(form);
     const co: CallbackOptions = { sign: false, headers: { "X-Twilio-Signature": signature } };
     return await this.sendCallback(url, form, co);
